@@ -1,0 +1,24 @@
+//! Kafka's on-disk formats: bytes in, typed values or [`FormatError`] out.
+//! No file system access, no printing; every parser works on `&[u8]`.
+#![deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+pub mod batch;
+pub mod batches;
+pub mod checkpoint;
+pub mod codec;
+pub mod cursor;
+pub mod encode;
+pub mod error;
+pub mod index_search;
+pub mod legacy;
+pub mod offset_index;
+pub mod producer_snapshot;
+pub mod properties;
+pub mod record;
+pub mod time_index;
+pub mod txn_index;
+
+pub use batch::{Compression, RecordBatchHeader, TimestampType};
+pub use batches::{BatchIter, BatchSummary, DecodedRecords, FileBatch};
+pub use error::{FormatError, FormatErrorKind};
+pub use record::{ControlRecord, ControlType, Record, RecordHeader};
