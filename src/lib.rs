@@ -8,3 +8,7 @@
 #![deny(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 
 pub mod format;
+pub mod inspect;
+pub mod logdir;
+pub mod render;
+pub mod fixture;

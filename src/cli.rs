@@ -1,0 +1,106 @@
+//! The command line: one `Args` struct per subcommand (clap derive).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Offline inspection and repair of Apache Kafka's on-disk logs.
+#[derive(Debug, Parser)]
+#[command(name = "kseg", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// kseg's subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the contents of Kafka data files, as kafka-dump-log.sh does
+    Dump(DumpArgs),
+    /// Generate completions, man pages or the bundled test data
+    #[command(hide = true)]
+    Generate(GenerateArgs),
+}
+
+/// How keys, values and header values are shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EncodingArg {
+    /// UTF-8 text, falling back to hex for bytes that are not valid UTF-8
+    Utf8,
+    /// Lower-case hex
+    Hex,
+    /// Base64
+    Base64,
+}
+
+/// Arguments of `kseg dump`.
+#[derive(Debug, Args)]
+#[command(after_help = "kafka-dump-log's flag names (--files, --deep-iteration, --print-data-log, \
+--verify-index-only, --index-sanity-check, --max-bytes, --skip-record-metadata) are accepted.\n\
+Reading leaves the page cache as it found it: pages kseg pulled in are dropped after use, \
+pages that were cached before stay. Use --keep-cache to leave everything cached.")]
+pub struct DumpArgs {
+    /// Files to dump: .log, .index, .timeindex, .txnindex, .snapshot,
+    /// checkpoints, partition.metadata, meta.properties
+    #[arg(required_unless_present = "files")]
+    pub paths: Vec<PathBuf>,
+    /// Comma-separated files (kafka-dump-log's form)
+    #[arg(long, value_delimiter = ',')]
+    pub files: Vec<PathBuf>,
+    /// Print one line per record
+    #[arg(long = "deep-iteration", visible_alias = "deep")]
+    pub deep_iteration: bool,
+    /// Print keys, values and header values (implies --deep-iteration)
+    #[arg(long)]
+    pub print_data_log: bool,
+    /// Leave out record metadata, keep key and payload
+    #[arg(long)]
+    pub skip_record_metadata: bool,
+    /// How keys, values and header values are printed
+    #[arg(long, value_enum, default_value_t = EncodingArg::Utf8)]
+    pub encoding: EncodingArg,
+    /// Newline-delimited JSON, one object per batch, record or entry
+    #[arg(long)]
+    pub json: bool,
+    /// Check index entries against the .log without printing them
+    #[arg(long)]
+    pub verify_index_only: bool,
+    /// Run Kafka's index sanity check without printing entries
+    #[arg(long)]
+    pub index_sanity_check: bool,
+    /// Only dump whole batches within the first N bytes of a .log
+    #[arg(long, value_name = "N")]
+    pub max_bytes: Option<u64>,
+    /// Accepted for compatibility with kafka-dump-log; has no effect
+    #[arg(long, value_name = "SIZE", hide = true)]
+    pub max_message_size: Option<u64>,
+    /// Largest decompressed batch kseg will hold in memory, in bytes
+    #[arg(long, value_name = "BYTES", default_value_t = 128 << 20)]
+    pub max_decompressed_bytes: usize,
+    /// Leave pages kseg reads in the page cache
+    #[arg(long)]
+    pub keep_cache: bool,
+}
+
+/// What `kseg generate` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GenerateWhat {
+    /// Shell completions (bash, zsh, fish)
+    Completions,
+    /// Man pages
+    Man,
+    /// The bundled test partition
+    Testdata,
+}
+
+/// Arguments of the hidden `kseg generate`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// What to generate
+    #[arg(value_enum)]
+    pub what: GenerateWhat,
+    /// Directory to write into
+    #[arg(long)]
+    pub out_dir: PathBuf,
+}

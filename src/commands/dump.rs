@@ -1,0 +1,329 @@
+//! `kseg dump FILE…`: every file of a partition directory, in
+//! kafka-dump-log's line format or as NDJSON.
+
+use std::io::{self, BufWriter};
+use std::path::Path;
+
+use kseg::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
+use kseg::format::offset_index::OffsetIndex;
+use kseg::format::producer_snapshot::parse_producer_snapshot;
+use kseg::format::properties::{parse_partition_metadata, parse_properties};
+use kseg::format::record::parse_control_record;
+use kseg::format::time_index::TimeIndex;
+use kseg::format::txn_index::parse_txn_index;
+use kseg::format::BatchIter;
+use kseg::inspect::index_check::{check_offset_index, check_time_index};
+use kseg::logdir::file_name::{classify, parse_base_offset, segment_file_name, FileKind};
+use kseg::logdir::mapped::read_small;
+use kseg::logdir::{CachePolicy, MappedFile};
+use kseg::render::dump::RecordOptions;
+use kseg::render::{ByteEncoding, DumpPrinter, OutputFormat};
+
+use crate::cli::{DumpArgs, EncodingArg};
+use crate::exit_code::ExitCode;
+
+/// Index files are read whole; a broker never writes one over this size.
+const INDEX_READ_LIMIT: u64 = 1 << 31;
+
+type Printer<'a> = DumpPrinter<BufWriter<io::StdoutLock<'a>>>;
+
+/// Runs `kseg dump`.
+pub fn run(args: &DumpArgs) -> anyhow::Result<ExitCode> {
+    let format = if args.json { OutputFormat::Json } else { OutputFormat::Text };
+    let encoding = match args.encoding {
+        EncodingArg::Utf8 => ByteEncoding::Utf8,
+        EncodingArg::Hex => ByteEncoding::Hex,
+        EncodingArg::Base64 => ByteEncoding::Base64,
+    };
+    let mut printer = DumpPrinter::new(BufWriter::new(io::stdout().lock()), format, encoding);
+    let mut code = ExitCode::Ok;
+    for path in args.paths.iter().chain(&args.files) {
+        code = code.max(dump_file(path, args, &mut printer)?);
+    }
+    printer.flush()?;
+    Ok(code)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+fn absolute(path: &Path) -> String {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+}
+
+/// Dumps one file; problems with the file itself are reported and turned
+/// into an exit code, only output errors abort the run.
+fn dump_file(path: &Path, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    let name = file_name(path);
+    let kind = classify(&name);
+    if kind == FileKind::Unknown || kind == FileKind::Stray {
+        eprintln!("kseg: {}: not a file kind kseg can dump (by its name); skipped", path.display());
+        return Ok(ExitCode::Error);
+    }
+    if !path.is_file() {
+        eprintln!("kseg: {}: no such file", path.display());
+        return Ok(ExitCode::Error);
+    }
+    printer.file(&path.display().to_string(), kind_name(kind))?;
+    let base = parse_base_offset(&name).unwrap_or(0);
+    let result = match kind {
+        FileKind::Log => dump_log(path, base, args, printer),
+        FileKind::OffsetIndex => dump_offset_index(path, base, args, printer),
+        FileKind::TimeIndex => dump_time_index(path, base, args, printer),
+        FileKind::TxnIndex => dump_txn_index(path, printer),
+        FileKind::ProducerSnapshot => dump_snapshot(path, printer),
+        _ => dump_text_file(path, kind, printer),
+    };
+    match result {
+        Ok(code) => Ok(code),
+        Err(err) if err.downcast_ref::<io::Error>().is_some() => Err(err),
+        Err(err) => {
+            eprintln!("kseg: {err:#}");
+            Ok(ExitCode::Error)
+        }
+    }
+}
+
+fn kind_name(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Log => "log",
+        FileKind::OffsetIndex => "offsetIndex",
+        FileKind::TimeIndex => "timeIndex",
+        FileKind::TxnIndex => "txnIndex",
+        FileKind::ProducerSnapshot => "producerSnapshot",
+        FileKind::LeaderEpochCheckpoint => "leaderEpochCheckpoint",
+        FileKind::OffsetCheckpoint => "offsetCheckpoint",
+        FileKind::PartitionMetadata => "partitionMetadata",
+        FileKind::MetaProperties => "metaProperties",
+        FileKind::CleanShutdown => "cleanShutdown",
+        FileKind::Stray | FileKind::Unknown => "unknown",
+    }
+}
+
+fn dump_log(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    let policy = if args.keep_cache { CachePolicy::Keep } else { CachePolicy::Restore };
+    let file = MappedFile::open(path, policy)?;
+    let data = file.bytes();
+    let limit = args.max_decompressed_bytes;
+    let deep = args.deep_iteration || args.print_data_log || args.skip_record_metadata;
+    let opts = RecordOptions { print_data: args.print_data_log, skip_metadata: args.skip_record_metadata };
+    let mut code = ExitCode::Ok;
+    let mut scratch = Vec::new();
+    printer.log_start(base)?;
+    for item in BatchIter::new(data, 0) {
+        let batch = match item {
+            Ok(batch) => batch,
+            Err(err) => {
+                if args.max_bytes.is_some_and(|max| err.offset >= max) {
+                    break;
+                }
+                let len = data.len() as u64 - err.offset;
+                printer.trailing_bytes(&file_name(path), err.offset, len, &err, args.max_bytes.is_none())?;
+                eprintln!(
+                    "kseg: {}: {err}; the {len} bytes from there to the end are not batches (Kafka's recovery truncates them; see `kseg verify`)",
+                    path.display()
+                );
+                code = ExitCode::Findings;
+                break;
+            }
+        };
+        if args.max_bytes.is_some_and(|max| batch.position + batch.size() > max) {
+            break;
+        }
+        let summary = match batch.summary(&mut scratch, limit) {
+            Ok(s) => s,
+            Err(err) => {
+                eprintln!("kseg: {}: {err}; skipping this batch", path.display());
+                code = ExitCode::Findings;
+                continue;
+            }
+        };
+        printer.batch(&summary)?;
+        if !summary.is_valid {
+            code = ExitCode::Findings;
+        }
+        if !deep {
+            continue;
+        }
+        let decoded = batch.records(&mut scratch, limit);
+        for record in &decoded.records {
+            let control = summary.is_control.then(|| parse_control_record(record));
+            printer.record(&summary, record, control.as_ref(), opts)?;
+        }
+        if let Some(err) = decoded.error {
+            printer.record_error(&summary, &err)?;
+            eprintln!("kseg: {}: records of the batch at byte {}: {err}", path.display(), summary.position);
+            code = ExitCode::Findings;
+        }
+    }
+    Ok(code)
+}
+
+fn sibling_log(path: &Path, base: i64) -> Option<MappedFile> {
+    let log = path.with_file_name(segment_file_name(base, "log"));
+    log.is_file().then(|| MappedFile::open(&log, CachePolicy::Restore).ok()).flatten()
+}
+
+fn report_preallocation(path: &Path, live: usize, slots: usize, entry_size: usize) {
+    if live < slots {
+        eprintln!(
+            "kseg: {}: {live} entries; the other {} slots ({} bytes) are preallocated zeros, as in an active segment (Kafka trims them when the segment rolls or closes)",
+            path.display(),
+            slots - live,
+            (slots - live) * entry_size
+        );
+    }
+}
+
+fn dump_offset_index(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    let bytes = read_small(path, INDEX_READ_LIMIT)?;
+    let index = OffsetIndex::new(&bytes, base);
+    let mut code = ExitCode::Ok;
+    if index.kafka_entries() == 0 {
+        printer.note("empty", &format!("{} is empty.", path.display()))?;
+        return Ok(code);
+    }
+    if args.index_sanity_check {
+        return sanity_result(printer, path, index.sanity_check().map_err(|e| e.kafka_message(&absolute(path))));
+    }
+    if let Some(err) = index.size_error() {
+        eprintln!("kseg: {}: {err}", path.display());
+        code = ExitCode::Findings;
+    }
+    if !args.verify_index_only {
+        for (slot, entry) in index.entries().enumerate() {
+            printer.index_entry(&entry, slot)?;
+        }
+    }
+    report_preallocation(path, index.live_entries(), index.kafka_entries(), 8);
+    if let Some(log) = sibling_log(path, base) {
+        let mismatches = check_offset_index(&index, log.bytes());
+        if !mismatches.is_empty() {
+            eprintln!("Mismatches in :{}", absolute(path));
+            for m in &mismatches {
+                eprintln!("  Index offset: {}, log offset: {}", m.index_offset, m.log_offset);
+            }
+            code = ExitCode::Findings;
+        }
+    }
+    Ok(code)
+}
+
+fn sanity_result(printer: &mut Printer<'_>, path: &Path, result: Result<(), String>) -> anyhow::Result<ExitCode> {
+    match result {
+        Ok(()) => {
+            printer.note("sanityCheck", &format!("{} passed sanity check.", path.display()))?;
+            Ok(ExitCode::Ok)
+        }
+        Err(message) => {
+            eprintln!("kseg: {message}");
+            Ok(ExitCode::Findings)
+        }
+    }
+}
+
+fn dump_time_index(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    let bytes = read_small(path, INDEX_READ_LIMIT)?;
+    let index = TimeIndex::new(&bytes, base);
+    let mut code = ExitCode::Ok;
+    if args.index_sanity_check {
+        return sanity_result(printer, path, index.sanity_check().map_err(|e| e.kafka_message(&absolute(path))));
+    }
+    if let Some(err) = index.size_error() {
+        eprintln!("kseg: {}: {err}", path.display());
+        code = ExitCode::Findings;
+    }
+    if !args.verify_index_only {
+        for (slot, entry) in index.entries().enumerate() {
+            printer.time_index_entry(&entry, slot)?;
+        }
+    }
+    report_preallocation(path, index.live_entries(), index.kafka_entries(), 12);
+    let offset_index_path = path.with_file_name(segment_file_name(base, "index"));
+    let (Some(log), Ok(offset_bytes)) = (sibling_log(path, base), read_small(&offset_index_path, INDEX_READ_LIMIT)) else {
+        return Ok(code);
+    };
+    let findings = check_time_index(&index, &OffsetIndex::new(&offset_bytes, base), log.bytes());
+    let abs = absolute(path);
+    if !findings.timestamp_mismatches.is_empty() {
+        eprintln!("Found timestamp mismatch in :{abs}");
+        for (index_ts, log_ts) in &findings.timestamp_mismatches {
+            eprintln!("  Index timestamp: {index_ts}, log timestamp: {log_ts}");
+        }
+    }
+    if !findings.out_of_order.is_empty() {
+        eprintln!("Found out of order timestamp in :{abs}");
+        for (index_ts, prev) in &findings.out_of_order {
+            eprintln!("  Index timestamp: {index_ts}, Previously indexed timestamp: {prev}");
+        }
+    }
+    if !findings.offsets_not_found.is_empty() {
+        eprintln!("The following indexed offsets are not found in the log.");
+        for (offset, found) in &findings.offsets_not_found {
+            eprintln!("Indexed offset: {offset}, found log offset: {found}");
+        }
+    }
+    Ok(if findings.is_clean() { code } else { ExitCode::Findings })
+}
+
+fn dump_txn_index(path: &Path, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    let bytes = read_small(path, INDEX_READ_LIMIT)?;
+    let entries = parse_txn_index(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    for entry in &entries {
+        printer.txn_entry(entry)?;
+    }
+    let partial = bytes.len() % kseg::format::txn_index::TXN_INDEX_ENTRY_SIZE;
+    if partial != 0 {
+        eprintln!("kseg: {}: {partial} trailing bytes do not make a whole entry (Kafka ignores them)", path.display());
+        return Ok(ExitCode::Findings);
+    }
+    Ok(ExitCode::Ok)
+}
+
+fn dump_snapshot(path: &Path, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    let bytes = read_small(path, INDEX_READ_LIMIT)?;
+    match parse_producer_snapshot(&bytes) {
+        Ok(snapshot) => {
+            for entry in &snapshot.entries {
+                printer.producer_entry(entry)?;
+            }
+            Ok(ExitCode::Ok)
+        }
+        Err(err) => {
+            eprintln!("kseg: {}: corrupt producer snapshot {err}", path.display());
+            Ok(ExitCode::Findings)
+        }
+    }
+}
+
+fn dump_text_file(path: &Path, kind: FileKind, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    let bytes = read_small(path, 64 << 20)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let bad = |e: kseg::format::FormatError| anyhow::anyhow!("{}: {e}", path.display());
+    match kind {
+        FileKind::LeaderEpochCheckpoint => {
+            for e in parse_leader_epoch_checkpoint(&text).map_err(bad)? {
+                printer.leader_epoch_entry(&e)?;
+            }
+        }
+        FileKind::OffsetCheckpoint => {
+            for e in parse_offset_checkpoint(&text).map_err(bad)? {
+                printer.offset_checkpoint_entry(&e)?;
+            }
+        }
+        FileKind::PartitionMetadata => {
+            let meta = parse_partition_metadata(&text).map_err(bad)?;
+            printer.property("version", &meta.version.to_string())?;
+            printer.property("topic_id", &meta.topic_id)?;
+        }
+        FileKind::MetaProperties => {
+            for (key, value) in parse_properties(&text) {
+                printer.property(&key, &value)?;
+            }
+        }
+        _ => printer.note("cleanShutdown", text.trim())?,
+    }
+    Ok(ExitCode::Ok)
+}
+

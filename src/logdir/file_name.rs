@@ -1,0 +1,108 @@
+//! What a file in a Kafka data directory is, from its name alone.
+
+/// The kind of a file, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// `<base>.log` segment data.
+    Log,
+    /// `<base>.index` offset index.
+    OffsetIndex,
+    /// `<base>.timeindex` time index.
+    TimeIndex,
+    /// `<base>.txnindex` aborted-transaction index.
+    TxnIndex,
+    /// `<offset>.snapshot` producer state.
+    ProducerSnapshot,
+    /// `leader-epoch-checkpoint`.
+    LeaderEpochCheckpoint,
+    /// `recovery-point-offset-checkpoint`, `log-start-offset-checkpoint`,
+    /// `replication-offset-checkpoint` or `cleaner-offset-checkpoint`.
+    OffsetCheckpoint,
+    /// `partition.metadata`.
+    PartitionMetadata,
+    /// `meta.properties`.
+    MetaProperties,
+    /// `.kafka_cleanshutdown`.
+    CleanShutdown,
+    /// A file renamed with `.deleted`, `.cleaned` or `.swap` appended.
+    Stray,
+    /// Anything else.
+    Unknown,
+}
+
+/// Names of the offset checkpoint files in a log dir.
+pub const OFFSET_CHECKPOINTS: [&str; 4] = [
+    "recovery-point-offset-checkpoint",
+    "log-start-offset-checkpoint",
+    "replication-offset-checkpoint",
+    "cleaner-offset-checkpoint",
+];
+
+/// Classifies a bare file name.
+pub fn classify(name: &str) -> FileKind {
+    if [".deleted", ".cleaned", ".swap"].iter().any(|s| name.ends_with(s)) {
+        return FileKind::Stray;
+    }
+    match name {
+        "leader-epoch-checkpoint" => return FileKind::LeaderEpochCheckpoint,
+        "partition.metadata" => return FileKind::PartitionMetadata,
+        "meta.properties" => return FileKind::MetaProperties,
+        ".kafka_cleanshutdown" => return FileKind::CleanShutdown,
+        n if OFFSET_CHECKPOINTS.contains(&n) => return FileKind::OffsetCheckpoint,
+        _ => {}
+    }
+    if parse_base_offset(name).is_none() {
+        return FileKind::Unknown;
+    }
+    match name.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("log") => FileKind::Log,
+        Some("index") => FileKind::OffsetIndex,
+        Some("timeindex") => FileKind::TimeIndex,
+        Some("txnindex") => FileKind::TxnIndex,
+        Some("snapshot") => FileKind::ProducerSnapshot,
+        _ => FileKind::Unknown,
+    }
+}
+
+/// The base offset in a segment-style name: the digits before the first `.`.
+pub fn parse_base_offset(name: &str) -> Option<i64> {
+    let digits = name.split('.').next()?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// `<20-digit base offset>.<ext>`.
+pub fn segment_file_name(base_offset: i64, ext: &str) -> String {
+    format!("{base_offset:020}.{ext}")
+}
+
+/// Splits a partition directory name `<topic>-<partition>` (ignoring
+/// `.…-delete`, `-future` and `-stray` suffixes' effect on the topic).
+pub fn parse_partition_dir(name: &str) -> Option<(String, i32)> {
+    let (topic, partition) = name.rsplit_once('-')?;
+    Some((topic.to_string(), partition.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_every_kafka_file() {
+        assert_eq!(classify("00000000000000004672.log"), FileKind::Log);
+        assert_eq!(classify("00000000000000004672.index"), FileKind::OffsetIndex);
+        assert_eq!(classify("00000000000000004672.timeindex"), FileKind::TimeIndex);
+        assert_eq!(classify("00000000000000004672.txnindex"), FileKind::TxnIndex);
+        assert_eq!(classify("00000000000000004672.snapshot"), FileKind::ProducerSnapshot);
+        assert_eq!(classify("00000000000000004672.log.deleted"), FileKind::Stray);
+        assert_eq!(classify("00000000000000004672.index.swap"), FileKind::Stray);
+        assert_eq!(classify("leader-epoch-checkpoint"), FileKind::LeaderEpochCheckpoint);
+        assert_eq!(classify("recovery-point-offset-checkpoint"), FileKind::OffsetCheckpoint);
+        assert_eq!(classify("partition.metadata"), FileKind::PartitionMetadata);
+        assert_eq!(classify("notes.log"), FileKind::Unknown);
+        assert_eq!(segment_file_name(4672, "log"), "00000000000000004672.log");
+        assert_eq!(parse_partition_dir("my-topic-12"), Some(("my-topic".into(), 12)));
+    }
+}

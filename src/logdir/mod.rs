@@ -1,0 +1,16 @@
+//! From file names to segments, partitions and log dirs; the one place that
+//! maps files. Read-only.
+
+pub mod error;
+pub mod file_name;
+pub mod log_dir;
+pub mod mapped;
+pub mod partition;
+pub mod segment;
+
+pub use error::LogDirError;
+pub use file_name::FileKind;
+pub use log_dir::LogDir;
+pub use mapped::{CachePolicy, MappedFile};
+pub use partition::Partition;
+pub use segment::Segment;

@@ -1,0 +1,97 @@
+//! A partition directory: its segments sorted by base offset, snapshots,
+//! checkpoints and stray files.
+
+use std::path::{Path, PathBuf};
+
+use super::error::LogDirError;
+use super::file_name::{classify, parse_base_offset, parse_partition_dir, FileKind};
+use super::segment::Segment;
+
+/// The files of one partition directory.
+#[derive(Debug, Clone)]
+pub struct Partition {
+    /// The directory.
+    pub dir: PathBuf,
+    /// Topic and partition, when the directory name has that shape.
+    pub topic_partition: Option<(String, i32)>,
+    /// Segments in base-offset order.
+    pub segments: Vec<Segment>,
+    /// Producer snapshot offsets in order.
+    pub snapshots: Vec<i64>,
+    /// Index files with no `.log` beside them.
+    pub orphan_indexes: Vec<PathBuf>,
+    /// `.deleted`, `.cleaned` and `.swap` files.
+    pub stray: Vec<PathBuf>,
+}
+
+impl Partition {
+    /// Lists `dir`.
+    pub fn open(dir: &Path) -> Result<Self, LogDirError> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(dir).map_err(|e| LogDirError::io(dir, e))? {
+            let entry = entry.map_err(|e| LogDirError::io(dir, e))?;
+            names.push(entry.file_name().to_string_lossy().into_owned());
+        }
+        names.sort();
+        let mut logs = Vec::new();
+        let mut snapshots = Vec::new();
+        let mut index_bases = Vec::new();
+        let mut stray = Vec::new();
+        for name in &names {
+            let base = parse_base_offset(name);
+            match (classify(name), base) {
+                (FileKind::Log, Some(b)) => logs.push(b),
+                (FileKind::ProducerSnapshot, Some(b)) => snapshots.push(b),
+                (FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex, Some(b)) => index_bases.push((b, name)),
+                (FileKind::Stray, _) => stray.push(dir.join(name)),
+                _ => {}
+            }
+        }
+        logs.sort_unstable();
+        snapshots.sort_unstable();
+        let orphan_indexes = index_bases
+            .into_iter()
+            .filter(|(b, _)| logs.binary_search(b).is_err())
+            .map(|(_, n)| dir.join(n))
+            .collect();
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            topic_partition: parse_partition_dir(&name),
+            segments: logs.into_iter().map(|b| Segment::new(dir, b)).collect(),
+            snapshots,
+            orphan_indexes,
+            stray,
+        })
+    }
+
+    /// `topic-partition`, or the directory name.
+    pub fn name(&self) -> String {
+        match &self.topic_partition {
+            Some((t, p)) => format!("{t}-{p}"),
+            None => self.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        }
+    }
+
+    /// The last segment, which the broker appends to.
+    pub fn active_segment(&self) -> Option<&Segment> {
+        self.segments.last()
+    }
+
+    /// Index of the segment whose base offset is the floor of `offset`.
+    pub fn floor_segment(&self, offset: i64) -> Option<usize> {
+        self.segments.partition_point(|s| s.base_offset <= offset).checked_sub(1)
+    }
+
+    /// `leader-epoch-checkpoint`.
+    pub fn leader_epoch_checkpoint_path(&self) -> PathBuf {
+        self.dir.join("leader-epoch-checkpoint")
+    }
+
+    /// Whether `dir` looks like a partition directory (holds a `.log`).
+    pub fn looks_like(dir: &Path) -> bool {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries.flatten().any(|e| classify(&e.file_name().to_string_lossy()) == FileKind::Log)
+        })
+    }
+}

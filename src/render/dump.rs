@@ -1,0 +1,367 @@
+//! `kseg dump` output: kafka-dump-log's lines, or one JSON object per item.
+
+use std::io::{self, Write};
+
+use serde_json::{json, Map, Value};
+
+use super::bytes::ByteEncoding;
+use super::OutputFormat;
+use crate::format::checkpoint::{LeaderEpochEntry, OffsetCheckpointEntry};
+use crate::format::offset_index::OffsetIndexEntry;
+use crate::format::producer_snapshot::ProducerEntry;
+use crate::format::time_index::TimeIndexEntry;
+use crate::format::txn_index::AbortedTxn;
+use crate::format::{BatchSummary, ControlRecord, ControlType, FormatError, Record};
+
+/// What the record lines show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecordOptions {
+    /// Print keys, values and header values.
+    pub print_data: bool,
+    /// Leave out offset, timestamp, sizes, sequence and headers.
+    pub skip_metadata: bool,
+}
+
+/// Prints dump items in the chosen format.
+pub struct DumpPrinter<W: Write> {
+    out: W,
+    format: OutputFormat,
+    encoding: ByteEncoding,
+}
+
+fn optional_long(v: Option<i64>) -> String {
+    v.map_or_else(|| "OptionalLong.empty".to_string(), |v| format!("OptionalLong[{v}]"))
+}
+
+impl<W: Write> DumpPrinter<W> {
+    /// A printer writing to `out`.
+    pub fn new(out: W, format: OutputFormat, encoding: ByteEncoding) -> Self {
+        Self { out, format, encoding }
+    }
+
+    fn json(&mut self, kind: &str, mut fields: Map<String, Value>) -> io::Result<()> {
+        fields.insert("type".into(), json!(kind));
+        serde_json::to_writer(&mut self.out, &Value::Object(fields))?;
+        writeln!(self.out)
+    }
+
+    fn obj(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
+    }
+
+    /// `Dumping <file>`.
+    pub fn file(&mut self, path: &str, kind: &str) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => writeln!(self.out, "Dumping {path}"),
+            OutputFormat::Json => self.json("file", Self::obj(json!({"path": path, "kind": kind}))),
+        }
+    }
+
+    /// `Log starting offset: N`.
+    pub fn log_start(&mut self, base_offset: i64) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => writeln!(self.out, "Log starting offset: {base_offset}"),
+            OutputFormat::Json => Ok(()),
+        }
+    }
+
+    /// One batch line.
+    pub fn batch(&mut self, b: &BatchSummary) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => {
+                if b.magic >= 2 {
+                    write!(
+                        self.out,
+                        "baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}",
+                        b.base_offset,
+                        b.last_offset,
+                        b.count.map_or("null".to_string(), |c| c.to_string()),
+                        b.base_sequence,
+                        b.last_sequence,
+                        b.producer_id,
+                        b.producer_epoch,
+                        b.partition_leader_epoch,
+                        b.is_transactional,
+                        b.is_control,
+                        optional_long(b.delete_horizon_ms),
+                    )?;
+                } else {
+                    write!(self.out, "offset: {}", b.last_offset)?;
+                }
+                writeln!(
+                    self.out,
+                    " position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}",
+                    b.position,
+                    b.timestamp_type.name(),
+                    b.max_timestamp,
+                    b.size,
+                    b.magic,
+                    b.compression.name(),
+                    b.crc,
+                    b.is_valid
+                )
+            }
+            OutputFormat::Json => self.json(
+                "batch",
+                Self::obj(json!({
+                    "baseOffset": b.base_offset, "lastOffset": b.last_offset, "count": b.count,
+                    "position": b.position, "size": b.size, "magic": b.magic, "crc": b.crc,
+                    "isValid": b.is_valid, "compression": b.compression.name(),
+                    "timestampType": b.timestamp_type.name(), "maxTimestamp": b.max_timestamp,
+                    "baseTimestamp": b.base_timestamp, "producerId": b.producer_id,
+                    "producerEpoch": b.producer_epoch, "baseSequence": b.base_sequence,
+                    "lastSequence": b.last_sequence, "partitionLeaderEpoch": b.partition_leader_epoch,
+                    "isTransactional": b.is_transactional, "isControl": b.is_control,
+                    "deleteHorizonMs": b.delete_horizon_ms,
+                })),
+            ),
+        }
+    }
+
+    fn bytes_value(&self, bytes: Option<&[u8]>) -> Value {
+        bytes.map_or(Value::Null, |b| Value::String(self.encoding.render(b)))
+    }
+
+    /// One record line (`| offset: …`).
+    pub fn record(
+        &mut self,
+        b: &BatchSummary,
+        r: &Record<'_>,
+        control: Option<&Result<ControlRecord, FormatError>>,
+        opts: RecordOptions,
+    ) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => self.record_text(b, r, control, opts),
+            OutputFormat::Json => {
+                let headers: Vec<Value> = r
+                    .headers
+                    .iter()
+                    .map(|h| json!({"key": String::from_utf8_lossy(h.key), "value": self.bytes_value(h.value)}))
+                    .collect();
+                let mut fields = Self::obj(json!({
+                    "offset": r.offset, "timestamp": r.timestamp, "timestampType": b.timestamp_type.name(),
+                    "sizeInBytes": r.size_in_bytes,
+                    "keySize": r.key.map_or(-1, |k| k.len() as i64),
+                    "valueSize": r.value.map_or(-1, |v| v.len() as i64),
+                    "sequence": r.sequence, "key": self.bytes_value(r.key), "value": self.bytes_value(r.value),
+                    "headers": headers,
+                }));
+                if let Some(info) = r.legacy {
+                    fields.insert("isValid".into(), json!(info.is_valid));
+                    fields.insert("crc".into(), json!(info.crc));
+                }
+                match control {
+                    Some(Ok(c)) => {
+                        fields.insert("controlType".into(), json!(c.control_type.name()));
+                        fields.insert("controlTypeId".into(), json!(c.control_type.id()));
+                        if let Some(epoch) = c.coordinator_epoch {
+                            fields.insert("coordinatorEpoch".into(), json!(epoch));
+                        }
+                    }
+                    Some(Err(e)) => {
+                        fields.insert("controlError".into(), json!(e.to_string()));
+                    }
+                    None => {}
+                }
+                self.json("record", fields)
+            }
+        }
+    }
+
+    fn record_text(
+        &mut self,
+        b: &BatchSummary,
+        r: &Record<'_>,
+        control: Option<&Result<ControlRecord, FormatError>>,
+        opts: RecordOptions,
+    ) -> io::Result<()> {
+        let mut prefix = "| ";
+        if !opts.skip_metadata {
+            write!(
+                self.out,
+                "| offset: {} {}: {} keySize: {} valueSize: {}",
+                r.offset,
+                b.timestamp_type.name(),
+                r.timestamp,
+                r.key.map_or(-1, |k| k.len() as i64),
+                r.value.map_or(-1, |v| v.len() as i64)
+            )?;
+            prefix = " ";
+            if b.magic >= 2 {
+                let keys: Vec<String> = r.headers.iter().map(|h| String::from_utf8_lossy(h.key).into_owned()).collect();
+                write!(self.out, " sequence: {} headerKeys: [{}]", r.sequence, keys.join(","))?;
+            }
+            if let Some(info) = r.legacy {
+                write!(self.out, " isValid: {} crc: {}}}", info.is_valid, info.crc)?;
+            }
+            match control {
+                Some(Ok(c)) => match (c.control_type, c.coordinator_epoch) {
+                    (ControlType::Abort | ControlType::Commit, Some(epoch)) => {
+                        write!(self.out, " endTxnMarker: {} coordinatorEpoch: {epoch}", c.control_type.name())?
+                    }
+                    (t, _) => write!(self.out, " controlType: {}({})", t.name(), t.id())?,
+                },
+                Some(Err(e)) => write!(self.out, " controlError: {e}")?,
+                None => {}
+            }
+        }
+        if opts.print_data && !b.is_control {
+            if let Some(key) = r.key {
+                write!(self.out, "{prefix}key: {}", self.encoding.render(key))?;
+            }
+            if let Some(value) = r.value {
+                write!(self.out, " payload: {}", self.encoding.render(value))?;
+            }
+            if !r.headers.is_empty() {
+                let headers: Vec<String> = r
+                    .headers
+                    .iter()
+                    .map(|h| {
+                        let value = h.value.map_or("null".to_string(), |v| self.encoding.render(v));
+                        format!("{}={value}", String::from_utf8_lossy(h.key))
+                    })
+                    .collect();
+                write!(self.out, " headers: [{}]", headers.join(","))?;
+            }
+        }
+        writeln!(self.out)
+    }
+
+    /// A batch whose records could not be decoded; the dump goes on.
+    pub fn record_error(&mut self, b: &BatchSummary, err: &FormatError) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => writeln!(self.out, "| cannot decode records of batch at position {}: {err}", b.position),
+            OutputFormat::Json => {
+                self.json("recordError", Self::obj(json!({"position": b.position, "errorOffset": err.offset, "error": err.kind.to_string()})))
+            }
+        }
+    }
+
+    /// Bytes at the end of a `.log` that are not whole batches.
+    pub fn trailing_bytes(&mut self, file_name: &str, position: u64, len: u64, reason: &FormatError, print_line: bool) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text if print_line => writeln!(self.out, "Found {len} invalid bytes at the end of {file_name}"),
+            OutputFormat::Text => Ok(()),
+            OutputFormat::Json => self.json(
+                "trailingBytes",
+                Self::obj(json!({"position": position, "length": len, "reason": reason.kind.to_string()})),
+            ),
+        }
+    }
+
+    /// `offset: N position: P`.
+    pub fn index_entry(&mut self, e: &OffsetIndexEntry, slot: usize) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => writeln!(self.out, "offset: {} position: {}", e.offset, e.position),
+            OutputFormat::Json => self.json("indexEntry", Self::obj(json!({"slot": slot, "offset": e.offset, "position": e.position}))),
+        }
+    }
+
+    /// `timestamp: T offset: N`.
+    pub fn time_index_entry(&mut self, e: &TimeIndexEntry, slot: usize) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => writeln!(self.out, "timestamp: {} offset: {}", e.timestamp, e.offset),
+            OutputFormat::Json => self.json("timeIndexEntry", Self::obj(json!({"slot": slot, "timestamp": e.timestamp, "offset": e.offset}))),
+        }
+    }
+
+    /// One aborted transaction.
+    pub fn txn_entry(&mut self, t: &AbortedTxn) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => writeln!(
+                self.out,
+                "version: {} producerId: {} firstOffset: {} lastOffset: {} lastStableOffset: {}",
+                t.version, t.producer_id, t.first_offset, t.last_offset, t.last_stable_offset
+            ),
+            OutputFormat::Json => self.json(
+                "abortedTxn",
+                Self::obj(json!({"version": t.version, "producerId": t.producer_id, "firstOffset": t.first_offset,
+                    "lastOffset": t.last_offset, "lastStableOffset": t.last_stable_offset})),
+            ),
+        }
+    }
+
+    /// One producer-state entry.
+    pub fn producer_entry(&mut self, e: &ProducerEntry) -> io::Result<()> {
+        let txn = (e.current_txn_first_offset >= 0).then_some(e.current_txn_first_offset);
+        match self.format {
+            OutputFormat::Text => {
+                write!(
+                    self.out,
+                    "producerId: {} producerEpoch: {} coordinatorEpoch: {} currentTxnFirstOffset: {} lastTimestamp: {} ",
+                    e.producer_id,
+                    e.producer_epoch,
+                    e.coordinator_epoch,
+                    optional_long(txn),
+                    e.timestamp
+                )?;
+                if e.has_batch() {
+                    write!(
+                        self.out,
+                        "firstSequence: {} lastSequence: {} lastOffset: {} offsetDelta: {} timestamp: {}",
+                        e.first_sequence(),
+                        e.last_sequence,
+                        e.last_offset,
+                        e.offset_delta,
+                        e.timestamp
+                    )?;
+                }
+                writeln!(self.out)
+            }
+            OutputFormat::Json => {
+                let batch = e.has_batch().then(|| {
+                    json!({"firstSeq": e.first_sequence(), "lastSeq": e.last_sequence, "firstOffset": e.first_offset(),
+                        "lastOffset": e.last_offset, "offsetDelta": e.offset_delta, "timestamp": e.timestamp})
+                });
+                self.json(
+                    "producer",
+                    Self::obj(json!({"producerId": e.producer_id, "producerEpoch": e.producer_epoch,
+                        "coordinatorEpoch": e.coordinator_epoch, "currentTxnFirstOffset": txn,
+                        "lastTimestamp": e.timestamp, "batchMetadata": batch.into_iter().collect::<Vec<_>>()})),
+                )
+            }
+        }
+    }
+
+    /// One offset-checkpoint line.
+    pub fn offset_checkpoint_entry(&mut self, e: &OffsetCheckpointEntry) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => writeln!(self.out, "topic: {} partition: {} offset: {}", e.topic, e.partition, e.offset),
+            OutputFormat::Json => {
+                self.json("checkpointEntry", Self::obj(json!({"topic": e.topic, "partition": e.partition, "offset": e.offset})))
+            }
+        }
+    }
+
+    /// One leader-epoch line.
+    pub fn leader_epoch_entry(&mut self, e: &LeaderEpochEntry) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => writeln!(self.out, "epoch: {} startOffset: {}", e.epoch, e.start_offset),
+            OutputFormat::Json => self.json("leaderEpoch", Self::obj(json!({"epoch": e.epoch, "startOffset": e.start_offset}))),
+        }
+    }
+
+    /// One `key: value` property (partition.metadata, meta.properties, .kafka_cleanshutdown).
+    pub fn property(&mut self, key: &str, value: &str) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => writeln!(self.out, "{key}: {value}"),
+            OutputFormat::Json => self.json("property", Self::obj(json!({"key": key, "value": value}))),
+        }
+    }
+
+    /// A free-form line (e.g. `<file> is empty.`, `<file> passed sanity check.`).
+    pub fn note(&mut self, kind: &str, text: &str) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => writeln!(self.out, "{text}"),
+            OutputFormat::Json => self.json(kind, Self::obj(json!({"message": text}))),
+        }
+    }
+
+    /// Flushes the writer.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}

@@ -1,0 +1,17 @@
+//! Presentation only: kafka-dump-log text lines, NDJSON and tables, written
+//! to a writer the caller hands in.
+
+pub mod bytes;
+pub mod dump;
+
+pub use bytes::ByteEncoding;
+pub use dump::DumpPrinter;
+
+/// How a command's results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// Human-readable lines (kafka-dump-log's format for `dump`).
+    Text,
+    /// Newline-delimited JSON objects with a `"type"` field.
+    Json,
+}
