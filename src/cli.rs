@@ -18,6 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the contents of Kafka data files, as kafka-dump-log.sh does
     Dump(DumpArgs),
+    /// Rebuild missing or corrupt .index/.timeindex files as Kafka would
+    RebuildIndex(RebuildIndexArgs),
     /// Generate completions, man pages or the bundled test data
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -36,10 +38,12 @@ pub enum EncodingArg {
 
 /// Arguments of `kseg dump`.
 #[derive(Debug, Args)]
-#[command(after_help = "kafka-dump-log's flag names (--files, --deep-iteration, --print-data-log, \
+#[command(
+    after_help = "kafka-dump-log's flag names (--files, --deep-iteration, --print-data-log, \
 --verify-index-only, --index-sanity-check, --max-bytes, --skip-record-metadata) are accepted.\n\
 Reading leaves the page cache as it found it: pages kseg pulled in are dropped after use, \
-pages that were cached before stay. Use --keep-cache to leave everything cached.")]
+pages that were cached before stay. Use --keep-cache to leave everything cached."
+)]
 pub struct DumpArgs {
     /// Files to dump: .log, .index, .timeindex, .txnindex, .snapshot,
     /// checkpoints, partition.metadata, meta.properties
@@ -103,4 +107,49 @@ pub struct GenerateArgs {
     /// Directory to write into
     #[arg(long)]
     pub out_dir: PathBuf,
+}
+
+/// Options shared by commands that write into partition directories.
+#[derive(Debug, Args)]
+pub struct WriteArgs {
+    /// Where copies of replaced files go [default: ./kseg-backup-<unix time>]
+    #[arg(long, value_name = "DIR")]
+    pub backup_dir: Option<PathBuf>,
+    /// Write even if a process holds the log dir's .lock (dangerous)
+    #[arg(long)]
+    pub ignore_lock: bool,
+}
+
+/// Arguments of `kseg rebuild-index`.
+#[derive(Debug, Args)]
+#[command(after_help = "The rebuilt files match Kafka's byte for byte only when --index-interval-bytes \
+equals the topic's index.interval.bytes (default 4096).")]
+pub struct RebuildIndexArgs {
+    /// A segment .log, a partition directory or a log dir
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The topic's index.interval.bytes
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    pub index_interval_bytes: u64,
+    /// Compare existing indexes with the rebuild and write nothing (exit 1 if any differ)
+    #[arg(long)]
+    pub check: bool,
+    /// Print what would be written, write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Rewrite every index, not only missing, corrupt or different ones
+    #[arg(long)]
+    pub force: bool,
+    /// Check each batch's CRC; stop a segment's rebuild at the first bad batch, as recovery does
+    #[arg(long)]
+    pub verify: bool,
+    /// Do not keep copies of replaced files
+    #[arg(long)]
+    pub no_backup: bool,
+    /// Output as newline-delimited JSON
+    #[arg(long)]
+    pub json: bool,
+    /// Write options
+    #[command(flatten)]
+    pub write: WriteArgs,
 }

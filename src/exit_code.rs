@@ -15,7 +15,11 @@ pub enum ExitCode {
 impl ExitCode {
     /// The worse of two outcomes.
     pub fn max(self, other: Self) -> Self {
-        if other as u8 > self as u8 { other } else { self }
+        if other as u8 > self as u8 {
+            other
+        } else {
+            self
+        }
     }
 }
 

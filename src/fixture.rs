@@ -10,11 +10,11 @@ use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::format::checkpoint::{encode_leader_epoch_checkpoint, LeaderEpochEntry};
-use crate::format::encode::{encode_batch, BatchSpec, RecordSpec};
-use crate::format::offset_index::{encode_offset_index, OffsetIndexEntry};
+use crate::format::checkpoint::{LeaderEpochEntry, encode_leader_epoch_checkpoint};
+use crate::format::encode::{BatchSpec, RecordSpec, encode_batch};
+use crate::format::offset_index::{OffsetIndexEntry, encode_offset_index};
 use crate::format::producer_snapshot::encode_producer_snapshot;
-use crate::format::time_index::{encode_time_index, TimeIndexEntry};
+use crate::format::time_index::{TimeIndexEntry, encode_time_index};
 use crate::logdir::file_name::segment_file_name;
 
 /// Topic settings the writer follows.
@@ -28,7 +28,10 @@ pub struct WriterConfig {
 
 impl Default for WriterConfig {
     fn default() -> Self {
-        Self { segment_bytes: 1 << 30, index_interval_bytes: 4096 }
+        Self {
+            segment_bytes: 1 << 30,
+            index_interval_bytes: 4096,
+        }
     }
 }
 
@@ -57,7 +60,13 @@ impl PartitionWriter {
     pub fn create(dir: &Path, config: WriterConfig) -> io::Result<Self> {
         fs::create_dir_all(dir.parent().unwrap_or(Path::new(".")))?;
         fs::create_dir(dir)?;
-        Ok(Self { dir: dir.to_path_buf(), config, segment: None, next_offset: 0, leader_epochs: Vec::new() })
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            config,
+            segment: None,
+            next_offset: 0,
+            leader_epochs: Vec::new(),
+        })
     }
 
     /// The offset the next batch gets.
@@ -66,7 +75,9 @@ impl PartitionWriter {
     }
 
     fn open_segment(&mut self, base_offset: i64) -> io::Result<()> {
-        let log = BufWriter::new(File::create(self.dir.join(segment_file_name(base_offset, "log")))?);
+        let log = BufWriter::new(File::create(
+            self.dir.join(segment_file_name(base_offset, "log")),
+        )?);
         self.segment = Some(OpenSegment {
             base_offset,
             log,
@@ -94,11 +105,19 @@ impl PartitionWriter {
             self.write_snapshot(self.next_offset)?;
             self.open_segment(self.next_offset)?;
         }
-        if self.leader_epochs.last().is_none_or(|e| e.epoch < spec.partition_leader_epoch) {
-            self.leader_epochs.push(LeaderEpochEntry { epoch: spec.partition_leader_epoch, start_offset: spec.base_offset });
+        if self
+            .leader_epochs
+            .last()
+            .is_none_or(|e| e.epoch < spec.partition_leader_epoch)
+        {
+            self.leader_epochs.push(LeaderEpochEntry {
+                epoch: spec.partition_leader_epoch,
+                start_offset: spec.base_offset,
+            });
         }
         let last_offset = spec.base_offset + spec.records.len().max(1) as i64 - 1;
-        let max_ts = crate::format::batch::RecordBatchHeader::parse(&bytes, 0).map_or(-1, |h| h.max_timestamp);
+        let max_ts = crate::format::batch::RecordBatchHeader::parse(&bytes, 0)
+            .map_or(-1, |h| h.max_timestamp);
         let interval = self.config.index_interval_bytes;
         let Some(seg) = self.segment.as_mut() else {
             return Err(io::Error::other("no open segment"));
@@ -109,7 +128,10 @@ impl PartitionWriter {
             seg.offset_of_max = last_offset;
         }
         if seg.bytes_since_entry > interval {
-            seg.offset_entries.push(OffsetIndexEntry { offset: last_offset, position: position as i64 });
+            seg.offset_entries.push(OffsetIndexEntry {
+                offset: last_offset,
+                position: position as i64,
+            });
             maybe_append_time(seg, false);
             seg.bytes_since_entry = 0;
         }
@@ -121,19 +143,30 @@ impl PartitionWriter {
     }
 
     fn close_segment(&mut self) -> io::Result<()> {
-        let Some(mut seg) = self.segment.take() else { return Ok(()) };
+        let Some(mut seg) = self.segment.take() else {
+            return Ok(());
+        };
         maybe_append_time(&mut seg, true);
         seg.log.flush()?;
         let base = seg.base_offset;
-        fs::write(self.dir.join(segment_file_name(base, "index")), encode_offset_index(base, &seg.offset_entries))?;
-        fs::write(self.dir.join(segment_file_name(base, "timeindex")), encode_time_index(base, &seg.time_entries))
+        fs::write(
+            self.dir.join(segment_file_name(base, "index")),
+            encode_offset_index(base, &seg.offset_entries),
+        )?;
+        fs::write(
+            self.dir.join(segment_file_name(base, "timeindex")),
+            encode_time_index(base, &seg.time_entries),
+        )
     }
 
     fn write_snapshot(&self, offset: i64) -> io::Result<()> {
         if offset == 0 {
             return Ok(());
         }
-        fs::write(self.dir.join(segment_file_name(offset, "snapshot")), encode_producer_snapshot(&[]))
+        fs::write(
+            self.dir.join(segment_file_name(offset, "snapshot")),
+            encode_producer_snapshot(&[]),
+        )
     }
 
     /// Closes the active segment as a clean shutdown does and writes the
@@ -141,15 +174,24 @@ impl PartitionWriter {
     pub fn close(mut self, topic_id: &str) -> io::Result<()> {
         self.close_segment()?;
         self.write_snapshot(self.next_offset)?;
-        fs::write(self.dir.join("leader-epoch-checkpoint"), encode_leader_epoch_checkpoint(&self.leader_epochs))?;
-        fs::write(self.dir.join("partition.metadata"), format!("version: 0\ntopic_id: {topic_id}"))
+        fs::write(
+            self.dir.join("leader-epoch-checkpoint"),
+            encode_leader_epoch_checkpoint(&self.leader_epochs),
+        )?;
+        fs::write(
+            self.dir.join("partition.metadata"),
+            format!("version: 0\ntopic_id: {topic_id}"),
+        )
     }
 }
 
 fn maybe_append_time(seg: &mut OpenSegment, closing: bool) {
     let last = seg.time_entries.last().map_or(-1, |e| e.timestamp);
     if seg.max_timestamp > last && (closing || !seg.offset_entries.is_empty()) {
-        seg.time_entries.push(TimeIndexEntry { timestamp: seg.max_timestamp, offset: seg.offset_of_max });
+        seg.time_entries.push(TimeIndexEntry {
+            timestamp: seg.max_timestamp,
+            offset: seg.offset_of_max,
+        });
     }
 }
 
@@ -172,7 +214,10 @@ pub fn fixture_value(offset: i64, len: usize) -> Vec<u8> {
 /// The classic example: 20,000 records of 200 bytes, 4 records per batch,
 /// 1 MiB segments, index.interval.bytes 4096, after a clean shutdown.
 pub fn write_classic(dir: &Path) -> io::Result<()> {
-    let config = WriterConfig { segment_bytes: 1 << 20, index_interval_bytes: 4096 };
+    let config = WriterConfig {
+        segment_bytes: 1 << 20,
+        index_interval_bytes: 4096,
+    };
     let mut writer = PartitionWriter::create(dir, config)?;
     for batch in 0..5000i64 {
         let records = (0..4)
@@ -183,7 +228,10 @@ pub fn write_classic(dir: &Path) -> io::Result<()> {
                 headers: Vec::new(),
             })
             .collect();
-        writer.append(BatchSpec { records, ..BatchSpec::default() })?;
+        writer.append(BatchSpec {
+            records,
+            ..BatchSpec::default()
+        })?;
     }
     writer.close("kseg-classic-AAAAAAAAA")
 }

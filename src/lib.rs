@@ -5,10 +5,16 @@
 //! computed, never applied), [`repair`] (the only code that writes into a
 //! partition directory), [`render`] (text and JSON output), and [`fixture`]
 //! (a deterministic writer of test partitions).
-#![deny(missing_docs, clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
+#![deny(
+    missing_docs,
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::dbg_macro
+)]
 
+pub mod fixture;
+pub mod repair;
 pub mod format;
 pub mod inspect;
 pub mod logdir;
 pub mod render;
-pub mod fixture;

@@ -4,6 +4,7 @@
 use std::io::{self, BufWriter};
 use std::path::Path;
 
+use kseg::format::BatchIter;
 use kseg::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
 use kseg::format::offset_index::OffsetIndex;
 use kseg::format::producer_snapshot::parse_producer_snapshot;
@@ -11,9 +12,8 @@ use kseg::format::properties::{parse_partition_metadata, parse_properties};
 use kseg::format::record::parse_control_record;
 use kseg::format::time_index::TimeIndex;
 use kseg::format::txn_index::parse_txn_index;
-use kseg::format::BatchIter;
 use kseg::inspect::index_check::{check_offset_index, check_time_index};
-use kseg::logdir::file_name::{classify, parse_base_offset, segment_file_name, FileKind};
+use kseg::logdir::file_name::{FileKind, classify, parse_base_offset, segment_file_name};
 use kseg::logdir::mapped::read_small;
 use kseg::logdir::{CachePolicy, MappedFile};
 use kseg::render::dump::RecordOptions;
@@ -29,7 +29,11 @@ type Printer<'a> = DumpPrinter<BufWriter<io::StdoutLock<'a>>>;
 
 /// Runs `kseg dump`.
 pub fn run(args: &DumpArgs) -> anyhow::Result<ExitCode> {
-    let format = if args.json { OutputFormat::Json } else { OutputFormat::Text };
+    let format = if args.json {
+        OutputFormat::Json
+    } else {
+        OutputFormat::Text
+    };
     let encoding = match args.encoding {
         EncodingArg::Utf8 => ByteEncoding::Utf8,
         EncodingArg::Hex => ByteEncoding::Hex,
@@ -45,11 +49,16 @@ pub fn run(args: &DumpArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn absolute(path: &Path) -> String {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
 }
 
 /// Dumps one file; problems with the file itself are reported and turned
@@ -58,7 +67,10 @@ fn dump_file(path: &Path, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow:
     let name = file_name(path);
     let kind = classify(&name);
     if kind == FileKind::Unknown || kind == FileKind::Stray {
-        eprintln!("kseg: {}: not a file kind kseg can dump (by its name); skipped", path.display());
+        eprintln!(
+            "kseg: {}: not a file kind kseg can dump (by its name); skipped",
+            path.display()
+        );
         return Ok(ExitCode::Error);
     }
     if !path.is_file() {
@@ -101,13 +113,25 @@ fn kind_name(kind: FileKind) -> &'static str {
     }
 }
 
-fn dump_log(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
-    let policy = if args.keep_cache { CachePolicy::Keep } else { CachePolicy::Restore };
+fn dump_log(
+    path: &Path,
+    base: i64,
+    args: &DumpArgs,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<ExitCode> {
+    let policy = if args.keep_cache {
+        CachePolicy::Keep
+    } else {
+        CachePolicy::Restore
+    };
     let file = MappedFile::open(path, policy)?;
     let data = file.bytes();
     let limit = args.max_decompressed_bytes;
     let deep = args.deep_iteration || args.print_data_log || args.skip_record_metadata;
-    let opts = RecordOptions { print_data: args.print_data_log, skip_metadata: args.skip_record_metadata };
+    let opts = RecordOptions {
+        print_data: args.print_data_log,
+        skip_metadata: args.skip_record_metadata,
+    };
     let mut code = ExitCode::Ok;
     let mut scratch = Vec::new();
     printer.log_start(base)?;
@@ -119,7 +143,13 @@ fn dump_log(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printer<'_>) 
                     break;
                 }
                 let len = data.len() as u64 - err.offset;
-                printer.trailing_bytes(&file_name(path), err.offset, len, &err, args.max_bytes.is_none())?;
+                printer.trailing_bytes(
+                    &file_name(path),
+                    err.offset,
+                    len,
+                    &err,
+                    args.max_bytes.is_none(),
+                )?;
                 eprintln!(
                     "kseg: {}: {err}; the {len} bytes from there to the end are not batches (Kafka's recovery truncates them; see `kseg verify`)",
                     path.display()
@@ -128,7 +158,10 @@ fn dump_log(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printer<'_>) 
                 break;
             }
         };
-        if args.max_bytes.is_some_and(|max| batch.position + batch.size() > max) {
+        if args
+            .max_bytes
+            .is_some_and(|max| batch.position + batch.size() > max)
+        {
             break;
         }
         let summary = match batch.summary(&mut scratch, limit) {
@@ -153,7 +186,11 @@ fn dump_log(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printer<'_>) 
         }
         if let Some(err) = decoded.error {
             printer.record_error(&summary, &err)?;
-            eprintln!("kseg: {}: records of the batch at byte {}: {err}", path.display(), summary.position);
+            eprintln!(
+                "kseg: {}: records of the batch at byte {}: {err}",
+                path.display(),
+                summary.position
+            );
             code = ExitCode::Findings;
         }
     }
@@ -162,7 +199,9 @@ fn dump_log(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printer<'_>) 
 
 fn sibling_log(path: &Path, base: i64) -> Option<MappedFile> {
     let log = path.with_file_name(segment_file_name(base, "log"));
-    log.is_file().then(|| MappedFile::open(&log, CachePolicy::Restore).ok()).flatten()
+    log.is_file()
+        .then(|| MappedFile::open(&log, CachePolicy::Restore).ok())
+        .flatten()
 }
 
 fn report_preallocation(path: &Path, live: usize, slots: usize, entry_size: usize) {
@@ -176,7 +215,12 @@ fn report_preallocation(path: &Path, live: usize, slots: usize, entry_size: usiz
     }
 }
 
-fn dump_offset_index(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+fn dump_offset_index(
+    path: &Path,
+    base: i64,
+    args: &DumpArgs,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<ExitCode> {
     let bytes = read_small(path, INDEX_READ_LIMIT)?;
     let index = OffsetIndex::new(&bytes, base);
     let mut code = ExitCode::Ok;
@@ -185,7 +229,13 @@ fn dump_offset_index(path: &Path, base: i64, args: &DumpArgs, printer: &mut Prin
         return Ok(code);
     }
     if args.index_sanity_check {
-        return sanity_result(printer, path, index.sanity_check().map_err(|e| e.kafka_message(&absolute(path))));
+        return sanity_result(
+            printer,
+            path,
+            index
+                .sanity_check()
+                .map_err(|e| e.kafka_message(&absolute(path))),
+        );
     }
     if let Some(err) = index.size_error() {
         eprintln!("kseg: {}: {err}", path.display());
@@ -202,7 +252,10 @@ fn dump_offset_index(path: &Path, base: i64, args: &DumpArgs, printer: &mut Prin
         if !mismatches.is_empty() {
             eprintln!("Mismatches in :{}", absolute(path));
             for m in &mismatches {
-                eprintln!("  Index offset: {}, log offset: {}", m.index_offset, m.log_offset);
+                eprintln!(
+                    "  Index offset: {}, log offset: {}",
+                    m.index_offset, m.log_offset
+                );
             }
             code = ExitCode::Findings;
         }
@@ -210,10 +263,17 @@ fn dump_offset_index(path: &Path, base: i64, args: &DumpArgs, printer: &mut Prin
     Ok(code)
 }
 
-fn sanity_result(printer: &mut Printer<'_>, path: &Path, result: Result<(), String>) -> anyhow::Result<ExitCode> {
+fn sanity_result(
+    printer: &mut Printer<'_>,
+    path: &Path,
+    result: Result<(), String>,
+) -> anyhow::Result<ExitCode> {
     match result {
         Ok(()) => {
-            printer.note("sanityCheck", &format!("{} passed sanity check.", path.display()))?;
+            printer.note(
+                "sanityCheck",
+                &format!("{} passed sanity check.", path.display()),
+            )?;
             Ok(ExitCode::Ok)
         }
         Err(message) => {
@@ -223,12 +283,23 @@ fn sanity_result(printer: &mut Printer<'_>, path: &Path, result: Result<(), Stri
     }
 }
 
-fn dump_time_index(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+fn dump_time_index(
+    path: &Path,
+    base: i64,
+    args: &DumpArgs,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<ExitCode> {
     let bytes = read_small(path, INDEX_READ_LIMIT)?;
     let index = TimeIndex::new(&bytes, base);
     let mut code = ExitCode::Ok;
     if args.index_sanity_check {
-        return sanity_result(printer, path, index.sanity_check().map_err(|e| e.kafka_message(&absolute(path))));
+        return sanity_result(
+            printer,
+            path,
+            index
+                .sanity_check()
+                .map_err(|e| e.kafka_message(&absolute(path))),
+        );
     }
     if let Some(err) = index.size_error() {
         eprintln!("kseg: {}: {err}", path.display());
@@ -241,7 +312,10 @@ fn dump_time_index(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printe
     }
     report_preallocation(path, index.live_entries(), index.kafka_entries(), 12);
     let offset_index_path = path.with_file_name(segment_file_name(base, "index"));
-    let (Some(log), Ok(offset_bytes)) = (sibling_log(path, base), read_small(&offset_index_path, INDEX_READ_LIMIT)) else {
+    let (Some(log), Ok(offset_bytes)) = (
+        sibling_log(path, base),
+        read_small(&offset_index_path, INDEX_READ_LIMIT),
+    ) else {
         return Ok(code);
     };
     let findings = check_time_index(&index, &OffsetIndex::new(&offset_bytes, base), log.bytes());
@@ -264,18 +338,26 @@ fn dump_time_index(path: &Path, base: i64, args: &DumpArgs, printer: &mut Printe
             eprintln!("Indexed offset: {offset}, found log offset: {found}");
         }
     }
-    Ok(if findings.is_clean() { code } else { ExitCode::Findings })
+    Ok(if findings.is_clean() {
+        code
+    } else {
+        ExitCode::Findings
+    })
 }
 
 fn dump_txn_index(path: &Path, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
     let bytes = read_small(path, INDEX_READ_LIMIT)?;
-    let entries = parse_txn_index(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let entries =
+        parse_txn_index(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     for entry in &entries {
         printer.txn_entry(entry)?;
     }
     let partial = bytes.len() % kseg::format::txn_index::TXN_INDEX_ENTRY_SIZE;
     if partial != 0 {
-        eprintln!("kseg: {}: {partial} trailing bytes do not make a whole entry (Kafka ignores them)", path.display());
+        eprintln!(
+            "kseg: {}: {partial} trailing bytes do not make a whole entry (Kafka ignores them)",
+            path.display()
+        );
         return Ok(ExitCode::Findings);
     }
     Ok(ExitCode::Ok)
@@ -297,7 +379,11 @@ fn dump_snapshot(path: &Path, printer: &mut Printer<'_>) -> anyhow::Result<ExitC
     }
 }
 
-fn dump_text_file(path: &Path, kind: FileKind, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+fn dump_text_file(
+    path: &Path,
+    kind: FileKind,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<ExitCode> {
     let bytes = read_small(path, 64 << 20)?;
     let text = String::from_utf8_lossy(&bytes);
     let bad = |e: kseg::format::FormatError| anyhow::anyhow!("{}: {e}", path.display());
@@ -326,4 +412,3 @@ fn dump_text_file(path: &Path, kind: FileKind, printer: &mut Printer<'_>) -> any
     }
     Ok(ExitCode::Ok)
 }
-

@@ -188,7 +188,8 @@ impl RecordBatchHeader {
 
     /// baseOffset + lastOffsetDelta.
     pub fn last_offset(&self) -> i64 {
-        self.base_offset.wrapping_add(i64::from(self.last_offset_delta))
+        self.base_offset
+            .wrapping_add(i64::from(self.last_offset_delta))
     }
 
     /// Sequence of the last record, wrapping past i32::MAX as Kafka does.
@@ -240,6 +241,9 @@ mod tests {
     fn rejects_a_header_shorter_than_61_bytes() {
         let err = RecordBatchHeader::parse(&[0u8; 60], 7).unwrap_err();
         assert_eq!(err.offset, 7);
-        assert!(matches!(err.kind, FormatErrorKind::BatchTooSmall { size: 60, .. }));
+        assert!(matches!(
+            err.kind,
+            FormatErrorKind::BatchTooSmall { size: 60, .. }
+        ));
     }
 }

@@ -2,14 +2,14 @@
 //! framing rules; and the plain-data summary of one batch of any magic.
 
 use super::batch::{
-    compute_v2_crc, Compression, RecordBatchHeader, TimestampType, HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD,
-    MIN_ENTRY_SIZE, V2_HEADER_SIZE,
+    Compression, HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, RecordBatchHeader,
+    TimestampType, V2_HEADER_SIZE, compute_v2_crc,
 };
 use super::codec::decompress;
 use super::cursor::Cursor;
 use super::error::{FormatError, FormatErrorKind};
-use super::legacy::{parse_legacy_entry, parse_legacy_inner, LegacyMessage};
-use super::record::{parse_v2_records, Record};
+use super::legacy::{LegacyMessage, parse_legacy_entry, parse_legacy_inner};
+use super::record::{Record, parse_v2_records};
 
 /// One framed batch (v2) or message entry (v0/v1) of a log file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,11 @@ pub struct BatchIter<'a> {
 impl<'a> BatchIter<'a> {
     /// Walks `data` (a whole log file) from byte `start`.
     pub fn new(data: &'a [u8], start: u64) -> Self {
-        Self { data, pos: start.min(data.len() as u64) as usize, done: false }
+        Self {
+            data,
+            pos: start.min(data.len() as u64) as usize,
+            done: false,
+        }
     }
 
     /// Absolute position of the next batch to frame.
@@ -50,7 +54,12 @@ impl<'a> BatchIter<'a> {
             return Ok(None);
         }
         if rest.len() < HEADER_SIZE_UP_TO_MAGIC {
-            return Err(FormatError::new(position, FormatErrorKind::TrailingBytes { len: rest.len() as u64 }));
+            return Err(FormatError::new(
+                position,
+                FormatErrorKind::TrailingBytes {
+                    len: rest.len() as u64,
+                },
+            ));
         }
         let mut c = Cursor::new(rest, position);
         c.read_i64()?;
@@ -58,14 +67,24 @@ impl<'a> BatchIter<'a> {
         c.read_i32()?;
         let magic = c.read_i8()?;
         if size < MIN_ENTRY_SIZE {
-            return Err(FormatError::new(position, FormatErrorKind::RecordSizeTooSmall { size }));
+            return Err(FormatError::new(
+                position,
+                FormatErrorKind::RecordSizeTooSmall { size },
+            ));
         }
         let total = LOG_OVERHEAD + size as usize;
         match rest.get(..total) {
-            Some(bytes) => Ok(Some(FileBatch { position, bytes, magic })),
+            Some(bytes) => Ok(Some(FileBatch {
+                position,
+                bytes,
+                magic,
+            })),
             None => Err(FormatError::new(
                 position,
-                FormatErrorKind::BatchPastEnd { size: total as i64, available: rest.len() as u64 },
+                FormatErrorKind::BatchPastEnd {
+                    size: total as i64,
+                    available: rest.len() as u64,
+                },
             )),
         }
     }
@@ -176,7 +195,8 @@ impl<'a> FileBatch<'a> {
         if self.is_legacy() {
             let message = self.legacy()?;
             if !message.is_valid {
-                let computed = crc32fast::hash(self.bytes.get(LOG_OVERHEAD + 4..).unwrap_or_default());
+                let computed =
+                    crc32fast::hash(self.bytes.get(LOG_OVERHEAD + 4..).unwrap_or_default());
                 return Err(self.crc_error(message.crc, computed));
             }
             return Ok(());
@@ -190,12 +210,19 @@ impl<'a> FileBatch<'a> {
     }
 
     fn crc_error(&self, stored: u32, computed: u32) -> FormatError {
-        FormatError::new(self.position, FormatErrorKind::CrcMismatch { stored, computed })
+        FormatError::new(
+            self.position,
+            FormatErrorKind::CrcMismatch { stored, computed },
+        )
     }
 
     /// The batch's header facts. `scratch` is used only for compressed legacy
     /// wrappers, whose base offset needs the inner message set.
-    pub fn summary(&self, scratch: &mut Vec<u8>, limit: usize) -> Result<BatchSummary, FormatError> {
+    pub fn summary(
+        &self,
+        scratch: &mut Vec<u8>,
+        limit: usize,
+    ) -> Result<BatchSummary, FormatError> {
         if self.is_legacy() {
             self.legacy_summary(scratch, limit)
         } else {
@@ -206,7 +233,10 @@ impl<'a> FileBatch<'a> {
     fn v2_summary(&self) -> Result<BatchSummary, FormatError> {
         let h = self.header()?;
         if h.magic > 2 {
-            return Err(FormatError::new(self.position + 16, FormatErrorKind::UnknownMagic(h.magic)));
+            return Err(FormatError::new(
+                self.position + 16,
+                FormatErrorKind::UnknownMagic(h.magic),
+            ));
         }
         Ok(BatchSummary {
             base_offset: h.base_offset,
@@ -217,7 +247,9 @@ impl<'a> FileBatch<'a> {
             magic: h.magic,
             crc: h.crc,
             is_valid: h.crc == compute_v2_crc(self.bytes),
-            compression: h.compression().map_err(|k| FormatError::new(self.position + 21, k))?,
+            compression: h
+                .compression()
+                .map_err(|k| FormatError::new(self.position + 21, k))?,
             timestamp_type: h.timestamp_type(),
             max_timestamp: h.max_timestamp,
             base_timestamp: h.base_timestamp,
@@ -232,9 +264,15 @@ impl<'a> FileBatch<'a> {
         })
     }
 
-    fn legacy_summary(&self, scratch: &mut Vec<u8>, limit: usize) -> Result<BatchSummary, FormatError> {
+    fn legacy_summary(
+        &self,
+        scratch: &mut Vec<u8>,
+        limit: usize,
+    ) -> Result<BatchSummary, FormatError> {
         let m = self.legacy()?;
-        let compression = m.compression().map_err(|k| FormatError::new(self.position + 17, k))?;
+        let compression = m
+            .compression()
+            .map_err(|k| FormatError::new(self.position + 17, k))?;
         let base_offset = if compression == Compression::None {
             m.offset
         } else {
@@ -274,7 +312,10 @@ impl<'a> FileBatch<'a> {
         if self.is_legacy() {
             return match self.legacy() {
                 Ok(m) => match m.compression() {
-                    Ok(Compression::None) => DecodedRecords { records: vec![m.as_record()], error: None },
+                    Ok(Compression::None) => DecodedRecords {
+                        records: vec![m.as_record()],
+                        error: None,
+                    },
                     Ok(c) => self.legacy_records(&m, c, scratch, limit),
                     Err(k) => error_only(FormatError::new(self.position + 17, k)),
                 },
@@ -295,7 +336,10 @@ impl<'a> FileBatch<'a> {
             Ok(c) => match decompress(c, area, limit, scratch) {
                 Ok(()) => {
                     let (records, error) = parse_v2_records(&header, scratch, area_start);
-                    DecodedRecords { records, error: error.map(|e| FormatError::new(self.position, e.kind)) }
+                    DecodedRecords {
+                        records,
+                        error: error.map(|e| FormatError::new(self.position, e.kind)),
+                    }
                 }
                 Err(kind) => error_only(FormatError::new(self.position, kind)),
             },
@@ -311,7 +355,10 @@ impl<'a> FileBatch<'a> {
         limit: usize,
     ) -> DecodedRecords<'b> {
         let Some(value) = m.value else {
-            return error_only(FormatError::new(self.position, FormatErrorKind::Invalid("compressed message set with null value")));
+            return error_only(FormatError::new(
+                self.position,
+                FormatErrorKind::Invalid("compressed message set with null value"),
+            ));
         };
         if let Err(kind) = decompress(compression, value, limit, scratch) {
             return error_only(FormatError::new(self.position, kind));
@@ -322,5 +369,8 @@ impl<'a> FileBatch<'a> {
 }
 
 fn error_only<'b>(err: FormatError) -> DecodedRecords<'b> {
-    DecodedRecords { records: Vec::new(), error: Some(err) }
+    DecodedRecords {
+        records: Vec::new(),
+        error: Some(err),
+    }
 }

@@ -24,7 +24,13 @@ pub struct LeaderEpochEntry {
 }
 
 fn malformed(line: usize, reason: &'static str) -> FormatError {
-    FormatError::new(0, FormatErrorKind::MalformedLine { line: line as u32, reason })
+    FormatError::new(
+        0,
+        FormatErrorKind::MalformedLine {
+            line: line as u32,
+            reason,
+        },
+    )
 }
 
 /// Splits a checkpoint into its entry lines, checking version 0 and the count.
@@ -33,15 +39,24 @@ fn entry_lines(text: &str) -> Result<Vec<Vec<&str>>, FormatError> {
     let Some(version) = lines.next() else {
         return Ok(Vec::new());
     };
-    let version: i64 = version.trim().parse().map_err(|_| malformed(1, "expected a version number"))?;
+    let version: i64 = version
+        .trim()
+        .parse()
+        .map_err(|_| malformed(1, "expected a version number"))?;
     if version != 0 {
-        return Err(FormatError::new(0, FormatErrorKind::UnsupportedVersion(version)));
+        return Err(FormatError::new(
+            0,
+            FormatErrorKind::UnsupportedVersion(version),
+        ));
     }
     let count: usize = lines
         .next()
         .and_then(|l| l.trim().parse().ok())
         .ok_or_else(|| malformed(2, "expected an entry count"))?;
-    let entries: Vec<Vec<&str>> = lines.filter(|l| !l.trim().is_empty()).map(|l| l.split_whitespace().collect()).collect();
+    let entries: Vec<Vec<&str>> = lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().collect())
+        .collect();
     if entries.len() != count {
         return Err(malformed(3, "entry count does not match the count line"));
     }
@@ -56,8 +71,12 @@ pub fn parse_offset_checkpoint(text: &str) -> Result<Vec<OffsetCheckpointEntry>,
         .map(|(i, fields)| match fields.as_slice() {
             [topic, partition, offset] => Ok(OffsetCheckpointEntry {
                 topic: (*topic).to_string(),
-                partition: partition.parse().map_err(|_| malformed(i + 3, "expected a partition number"))?,
-                offset: offset.parse().map_err(|_| malformed(i + 3, "expected an offset"))?,
+                partition: partition
+                    .parse()
+                    .map_err(|_| malformed(i + 3, "expected a partition number"))?,
+                offset: offset
+                    .parse()
+                    .map_err(|_| malformed(i + 3, "expected an offset"))?,
             }),
             _ => Err(malformed(i + 3, "expected '<topic> <partition> <offset>'")),
         })
@@ -71,8 +90,12 @@ pub fn parse_leader_epoch_checkpoint(text: &str) -> Result<Vec<LeaderEpochEntry>
         .enumerate()
         .map(|(i, fields)| match fields.as_slice() {
             [epoch, start] => Ok(LeaderEpochEntry {
-                epoch: epoch.parse().map_err(|_| malformed(i + 3, "expected an epoch"))?,
-                start_offset: start.parse().map_err(|_| malformed(i + 3, "expected an offset"))?,
+                epoch: epoch
+                    .parse()
+                    .map_err(|_| malformed(i + 3, "expected an epoch"))?,
+                start_offset: start
+                    .parse()
+                    .map_err(|_| malformed(i + 3, "expected an offset"))?,
             }),
             _ => Err(malformed(i + 3, "expected '<epoch> <startOffset>'")),
         })
@@ -104,7 +127,14 @@ mod tests {
     #[test]
     fn reads_offset_checkpoints_and_rejects_bad_counts() {
         let parsed = parse_offset_checkpoint("0\n2\naudit 0 108\npayments 1 121\n").unwrap();
-        assert_eq!(parsed[1], OffsetCheckpointEntry { topic: "payments".into(), partition: 1, offset: 121 });
+        assert_eq!(
+            parsed[1],
+            OffsetCheckpointEntry {
+                topic: "payments".into(),
+                partition: 1,
+                offset: 121
+            }
+        );
         assert!(parse_offset_checkpoint("").unwrap().is_empty());
         assert!(parse_offset_checkpoint("0\n3\na 0 1\n").is_err());
         assert!(parse_offset_checkpoint("1\n0\n").is_err());
@@ -112,7 +142,16 @@ mod tests {
 
     #[test]
     fn leader_epoch_round_trips() {
-        let entries = [LeaderEpochEntry { epoch: 0, start_offset: 0 }, LeaderEpochEntry { epoch: 1, start_offset: 38 }];
+        let entries = [
+            LeaderEpochEntry {
+                epoch: 0,
+                start_offset: 0,
+            },
+            LeaderEpochEntry {
+                epoch: 1,
+                start_offset: 38,
+            },
+        ];
         let text = encode_leader_epoch_checkpoint(&entries);
         assert_eq!(text, "0\n2\n0 0\n1 38\n");
         assert_eq!(parse_leader_epoch_checkpoint(&text).unwrap(), entries);

@@ -25,9 +25,12 @@ pub fn decompress(
     out.clear();
     match compression {
         Compression::None => append_bounded(out, input, limit),
-        Compression::Gzip => read_bounded(flate2::read::MultiGzDecoder::new(input), "gzip", limit, out),
+        Compression::Gzip => {
+            read_bounded(flate2::read::MultiGzDecoder::new(input), "gzip", limit, out)
+        }
         Compression::Zstd => {
-            let decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(|_| corrupt("zstd", "bad frame header"))?;
+            let decoder = zstd::stream::read::Decoder::with_buffer(input)
+                .map_err(|_| corrupt("zstd", "bad frame header"))?;
             read_bounded(decoder, "zstd", limit, out)
         }
         Compression::Snappy => decompress_snappy(input, limit, out),
@@ -41,34 +44,50 @@ fn corrupt(codec: &'static str, reason: &'static str) -> FormatErrorKind {
 
 fn append_bounded(out: &mut Vec<u8>, bytes: &[u8], limit: usize) -> Result<(), FormatErrorKind> {
     if out.len().saturating_add(bytes.len()) > limit {
-        return Err(FormatErrorKind::DecompressedTooLarge { limit: limit as u64 });
+        return Err(FormatErrorKind::DecompressedTooLarge {
+            limit: limit as u64,
+        });
     }
     out.extend_from_slice(bytes);
     Ok(())
 }
 
-fn read_bounded(reader: impl Read, codec: &'static str, limit: usize, out: &mut Vec<u8>) -> Result<(), FormatErrorKind> {
+fn read_bounded(
+    reader: impl Read,
+    codec: &'static str,
+    limit: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), FormatErrorKind> {
     let mut limited = reader.take(limit as u64 + 1);
     limited
         .read_to_end(out)
         .map_err(|_| corrupt(codec, "invalid compressed data"))?;
     if out.len() > limit {
-        return Err(FormatErrorKind::DecompressedTooLarge { limit: limit as u64 });
+        return Err(FormatErrorKind::DecompressedTooLarge {
+            limit: limit as u64,
+        });
     }
     Ok(())
 }
 
 fn decompress_snappy(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), FormatErrorKind> {
     match input.strip_prefix(XERIAL_MAGIC) {
-        Some(_) => decompress_xerial(input.get(XERIAL_HEADER_LEN..).unwrap_or_default(), limit, out),
+        Some(_) => decompress_xerial(
+            input.get(XERIAL_HEADER_LEN..).unwrap_or_default(),
+            limit,
+            out,
+        ),
         None => raw_snappy_block(input, limit, out),
     }
 }
 
 fn raw_snappy_block(block: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), FormatErrorKind> {
-    let len = snap::raw::decompress_len(block).map_err(|_| corrupt("snappy", "bad block length"))?;
+    let len =
+        snap::raw::decompress_len(block).map_err(|_| corrupt("snappy", "bad block length"))?;
     if out.len().saturating_add(len) > limit {
-        return Err(FormatErrorKind::DecompressedTooLarge { limit: limit as u64 });
+        return Err(FormatErrorKind::DecompressedTooLarge {
+            limit: limit as u64,
+        });
     }
     let start = out.len();
     out.resize(start + len, 0);
@@ -80,11 +99,19 @@ fn raw_snappy_block(block: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(),
 }
 
 /// xerial's stream: after the 16-byte header, blocks of `i32 BE length` + raw snappy.
-fn decompress_xerial(mut rest: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), FormatErrorKind> {
+fn decompress_xerial(
+    mut rest: &[u8],
+    limit: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), FormatErrorKind> {
     while !rest.is_empty() {
-        let (len_bytes, tail) = rest.split_at_checked(4).ok_or(corrupt("snappy", "truncated xerial block length"))?;
+        let (len_bytes, tail) = rest
+            .split_at_checked(4)
+            .ok_or(corrupt("snappy", "truncated xerial block length"))?;
         let len = u32::from_be_bytes(len_bytes.try_into().unwrap_or_default()) as usize;
-        let (block, tail) = tail.split_at_checked(len).ok_or(corrupt("snappy", "truncated xerial block"))?;
+        let (block, tail) = tail
+            .split_at_checked(len)
+            .ok_or(corrupt("snappy", "truncated xerial block"))?;
         raw_snappy_block(block, limit, out)?;
         rest = tail;
     }
@@ -92,7 +119,9 @@ fn decompress_xerial(mut rest: &[u8], limit: usize, out: &mut Vec<u8>) -> Result
 }
 
 fn take<'a>(rest: &mut &'a [u8], n: usize) -> Result<&'a [u8], FormatErrorKind> {
-    let (head, tail) = rest.split_at_checked(n).ok_or(corrupt("lz4", "stream ended prematurely"))?;
+    let (head, tail) = rest
+        .split_at_checked(n)
+        .ok_or(corrupt("lz4", "stream ended prematurely"))?;
     *rest = tail;
     Ok(head)
 }
@@ -105,7 +134,11 @@ fn take_u32_le(rest: &mut &[u8]) -> Result<u32, FormatErrorKind> {
 /// One LZ4 frame, as Kafka's `Lz4BlockInputStream` reads it: independent
 /// blocks only, optional content size and block checksums skipped, the
 /// header checksum and content checksum not verified.
-fn decompress_lz4_frame(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), FormatErrorKind> {
+fn decompress_lz4_frame(
+    input: &[u8],
+    limit: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), FormatErrorKind> {
     let mut rest = input;
     if take_u32_le(&mut rest)? != LZ4_MAGIC {
         return Err(corrupt("lz4", "invalid magic bytes"));
@@ -155,17 +188,26 @@ fn decompress_lz4_frame(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result
     }
 }
 
-fn lz4_block(block: &[u8], block_max: usize, limit: usize, out: &mut Vec<u8>) -> Result<(), FormatErrorKind> {
+fn lz4_block(
+    block: &[u8],
+    block_max: usize,
+    limit: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), FormatErrorKind> {
     let start = out.len();
     if start > limit {
-        return Err(FormatErrorKind::DecompressedTooLarge { limit: limit as u64 });
+        return Err(FormatErrorKind::DecompressedTooLarge {
+            limit: limit as u64,
+        });
     }
     out.resize(start + block_max, 0);
     let written = lz4_flex::block::decompress_into(block, out.get_mut(start..).unwrap_or_default())
         .map_err(|_| corrupt("lz4", "invalid block"))?;
     out.truncate(start + written);
     if out.len() > limit {
-        return Err(FormatErrorKind::DecompressedTooLarge { limit: limit as u64 });
+        return Err(FormatErrorKind::DecompressedTooLarge {
+            limit: limit as u64,
+        });
     }
     Ok(())
 }
@@ -182,7 +224,9 @@ mod tests {
     }
 
     fn payload() -> Vec<u8> {
-        (0..100_000u32).flat_map(|i| (i % 251).to_be_bytes()).collect()
+        (0..100_000u32)
+            .flat_map(|i| (i % 251).to_be_bytes())
+            .collect()
     }
 
     #[test]
@@ -230,7 +274,11 @@ mod tests {
     #[test]
     fn reads_zstd() {
         let data = payload();
-        roundtrip(Compression::Zstd, &zstd::encode_all(&data[..], 3).unwrap(), &data);
+        roundtrip(
+            Compression::Zstd,
+            &zstd::encode_all(&data[..], 3).unwrap(),
+            &data,
+        );
     }
 
     #[test]
@@ -243,7 +291,11 @@ mod tests {
         };
         let zs = zstd::encode_all(&data[..], 3).unwrap();
         let sn = snap::raw::Encoder::new().compress_vec(&data).unwrap();
-        for (c, bytes) in [(Compression::Gzip, gz), (Compression::Zstd, zs), (Compression::Snappy, sn)] {
+        for (c, bytes) in [
+            (Compression::Gzip, gz),
+            (Compression::Zstd, zs),
+            (Compression::Snappy, sn),
+        ] {
             let mut out = Vec::new();
             let err = decompress(c, &bytes, 1000, &mut out).unwrap_err();
             assert_eq!(err, FormatErrorKind::DecompressedTooLarge { limit: 1000 });
@@ -253,9 +305,24 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error_not_a_panic() {
-        for c in [Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd] {
+        for c in [
+            Compression::Gzip,
+            Compression::Snappy,
+            Compression::Lz4,
+            Compression::Zstd,
+        ] {
             let mut out = Vec::new();
-            assert!(decompress(c, &[0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82, 0xff, 0xff, 0xff, 0x7f], 1 << 20, &mut out).is_err());
+            assert!(
+                decompress(
+                    c,
+                    &[
+                        0x04, 0x22, 0x4d, 0x18, 0x60, 0x40, 0x82, 0xff, 0xff, 0xff, 0x7f
+                    ],
+                    1 << 20,
+                    &mut out
+                )
+                .is_err()
+            );
         }
     }
 }

@@ -101,14 +101,20 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads a varint length and then that many bytes; -1 means null.
-    pub fn read_varint_bytes(&mut self, what: &'static str) -> Result<Option<&'a [u8]>, FormatError> {
+    pub fn read_varint_bytes(
+        &mut self,
+        what: &'static str,
+    ) -> Result<Option<&'a [u8]>, FormatError> {
         let at = self.position();
         let len = self.read_varint()?;
         match len {
             -1 => Ok(None),
             n if n < 0 => Err(FormatError::new(
                 at,
-                FormatErrorKind::InvalidLength { what, len: i64::from(n) },
+                FormatErrorKind::InvalidLength {
+                    what,
+                    len: i64::from(n),
+                },
             )),
             n => self.read_bytes(n as usize).map(Some),
         }
@@ -141,6 +147,12 @@ mod tests {
         c.read_i8().unwrap();
         let err = c.read_i32().unwrap_err();
         assert_eq!(err.offset, 4097);
-        assert!(matches!(err.kind, FormatErrorKind::Truncated { needed: 4, available: 2 }));
+        assert!(matches!(
+            err.kind,
+            FormatErrorKind::Truncated {
+                needed: 4,
+                available: 2
+            }
+        ));
     }
 }

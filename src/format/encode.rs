@@ -4,8 +4,8 @@
 use std::io::Write;
 
 use super::batch::{
-    Compression, TimestampType, ATTR_CONTROL, ATTR_DELETE_HORIZON, ATTR_LOG_APPEND_TIME, ATTR_TRANSACTIONAL,
-    LOG_OVERHEAD, V2_CRC_START,
+    ATTR_CONTROL, ATTR_DELETE_HORIZON, ATTR_LOG_APPEND_TIME, ATTR_TRANSACTIONAL, Compression,
+    LOG_OVERHEAD, TimestampType, V2_CRC_START,
 };
 
 /// A record to encode; its offset is the batch base offset plus its index.
@@ -115,7 +115,9 @@ pub fn compress(compression: Compression, raw: &[u8]) -> Vec<u8> {
         Compression::Snappy => {
             let mut out = b"\x82SNAPPY\x00\x00\x00\x00\x01\x00\x00\x00\x01".to_vec();
             for chunk in raw.chunks(32 * 1024) {
-                let block = snap::raw::Encoder::new().compress_vec(chunk).unwrap_or_default();
+                let block = snap::raw::Encoder::new()
+                    .compress_vec(chunk)
+                    .unwrap_or_default();
                 out.extend_from_slice(&(block.len() as u32).to_be_bytes());
                 out.extend_from_slice(&block);
             }
@@ -148,7 +150,10 @@ pub fn encode_batch(spec: &BatchSpec) -> Vec<u8> {
     let area = compress(spec.compression, &raw);
     let mut attributes = i16::from(spec.compression.id());
     for (on, bit) in [
-        (spec.timestamp_type == TimestampType::LogAppendTime, ATTR_LOG_APPEND_TIME),
+        (
+            spec.timestamp_type == TimestampType::LogAppendTime,
+            ATTR_LOG_APPEND_TIME,
+        ),
         (spec.transactional, ATTR_TRANSACTIONAL),
         (spec.control, ATTR_CONTROL),
         (spec.delete_horizon_ms.is_some(), ATTR_DELETE_HORIZON),
@@ -185,5 +190,10 @@ pub fn end_txn_marker(commit: bool, coordinator_epoch: i32, timestamp: i64) -> R
     value.extend_from_slice(&coordinator_epoch.to_be_bytes());
     let mut key = 0i16.to_be_bytes().to_vec();
     key.extend_from_slice(&i16::from(commit).to_be_bytes());
-    RecordSpec { timestamp, key: Some(key), value: Some(value), headers: Vec::new() }
+    RecordSpec {
+        timestamp,
+        key: Some(key),
+        value: Some(value),
+        headers: Vec::new(),
+    }
 }

@@ -19,10 +19,20 @@ pub struct SearchTrace {
 
 /// Finds the largest slot in `0..entries` whose key (from `key_at`) is <=
 /// `target`, exactly as Kafka's broker does.
-pub fn largest_lower_bound(entries: usize, entry_size: usize, target: i64, key_at: impl Fn(usize) -> i64) -> SearchTrace {
+pub fn largest_lower_bound(
+    entries: usize,
+    entry_size: usize,
+    target: i64,
+    key_at: impl Fn(usize) -> i64,
+) -> SearchTrace {
     let warm_entries = WARM_SECTION_BYTES / entry_size;
     let first_hot_entry = entries.saturating_sub(1).saturating_sub(warm_entries);
-    let mut trace = SearchTrace { slot: None, probes: Vec::new(), warm: false, first_hot_entry };
+    let mut trace = SearchTrace {
+        slot: None,
+        probes: Vec::new(),
+        warm: false,
+        first_hot_entry,
+    };
     if entries == 0 {
         return trace;
     }
@@ -32,13 +42,25 @@ pub fn largest_lower_bound(entries: usize, entry_size: usize, target: i64, key_a
     };
     if probe(first_hot_entry, &mut trace.probes) < target {
         trace.warm = true;
-        trace.slot = Some(binary_search(first_hot_entry, entries - 1, target, &mut trace.probes, &mut probe));
+        trace.slot = Some(binary_search(
+            first_hot_entry,
+            entries - 1,
+            target,
+            &mut trace.probes,
+            &mut probe,
+        ));
         return trace;
     }
     if probe(0, &mut trace.probes) > target {
         return trace;
     }
-    trace.slot = Some(binary_search(0, first_hot_entry, target, &mut trace.probes, &mut probe));
+    trace.slot = Some(binary_search(
+        0,
+        first_hot_entry,
+        target,
+        &mut trace.probes,
+        &mut probe,
+    ));
     trace
 }
 

@@ -2,7 +2,7 @@
 //! the message, and compressed "wrapper" messages whose value holds an inner
 //! message set (with relative inner offsets in magic 1). Read-only.
 
-use super::batch::{Compression, TimestampType, LOG_OVERHEAD};
+use super::batch::{Compression, LOG_OVERHEAD, TimestampType};
 use super::cursor::Cursor;
 use super::error::{FormatError, FormatErrorKind};
 use super::record::{LegacyMessageInfo, Record};
@@ -49,7 +49,10 @@ impl<'a> LegacyMessage<'a> {
     }
 
     fn info(&self) -> LegacyMessageInfo {
-        LegacyMessageInfo { crc: self.crc, is_valid: self.is_valid }
+        LegacyMessageInfo {
+            crc: self.crc,
+            is_valid: self.is_valid,
+        }
     }
 
     /// This message seen as a record (an uncompressed entry is its own record).
@@ -78,7 +81,10 @@ pub fn parse_legacy_entry(entry: &[u8], position: u64) -> Result<LegacyMessage<'
     let crc = m.read_u32()?;
     let magic = m.read_i8()?;
     if !(0..=1).contains(&magic) {
-        return Err(FormatError::new(message_start + 4, FormatErrorKind::UnknownMagic(magic)));
+        return Err(FormatError::new(
+            message_start + 4,
+            FormatErrorKind::UnknownMagic(magic),
+        ));
     }
     let attributes = m.read_i8()?;
     let timestamp = if magic == 1 { m.read_i64()? } else { -1 };
@@ -98,11 +104,20 @@ pub fn parse_legacy_entry(entry: &[u8], position: u64) -> Result<LegacyMessage<'
     })
 }
 
-fn read_i32_bytes<'a>(c: &mut Cursor<'a>, what: &'static str) -> Result<Option<&'a [u8]>, FormatError> {
+fn read_i32_bytes<'a>(
+    c: &mut Cursor<'a>,
+    what: &'static str,
+) -> Result<Option<&'a [u8]>, FormatError> {
     let at = c.position();
     match c.read_i32()? {
         -1 => Ok(None),
-        n if n < 0 => Err(FormatError::new(at, FormatErrorKind::InvalidLength { what, len: i64::from(n) })),
+        n if n < 0 => Err(FormatError::new(
+            at,
+            FormatErrorKind::InvalidLength {
+                what,
+                len: i64::from(n),
+            },
+        )),
         n => c.read_bytes(n as usize).map(Some),
     }
 }
@@ -120,7 +135,10 @@ pub fn parse_legacy_inner<'a>(
     while !rest.is_empty() {
         match parse_legacy_entry(rest, position) {
             Ok(message) if message.compression() != Ok(Compression::None) => {
-                error = Some(FormatError::new(position, FormatErrorKind::Invalid("inner messages must not be compressed")));
+                error = Some(FormatError::new(
+                    position,
+                    FormatErrorKind::Invalid("inner messages must not be compressed"),
+                ));
                 break;
             }
             Ok(message) => {
@@ -137,7 +155,15 @@ pub fn parse_legacy_inner<'a>(
     let base = match wrapper.magic {
         1 if wrapper.offset != 0 => {
             if wrapper.offset < last_inner {
-                return (Vec::new(), Some(FormatError::new(position, FormatErrorKind::Invalid("wrapper offset is less than the last inner offset"))));
+                return (
+                    Vec::new(),
+                    Some(FormatError::new(
+                        position,
+                        FormatErrorKind::Invalid(
+                            "wrapper offset is less than the last inner offset",
+                        ),
+                    )),
+                );
             }
             wrapper.offset - last_inner
         }
@@ -156,7 +182,10 @@ pub fn parse_legacy_inner<'a>(
         })
         .collect();
     if messages.is_empty() && error.is_none() {
-        error = Some(FormatError::new(position, FormatErrorKind::Invalid("compressed message set has no inner records")));
+        error = Some(FormatError::new(
+            position,
+            FormatErrorKind::Invalid("compressed message set has no inner records"),
+        ));
     }
     (records, error)
 }

@@ -1,6 +1,11 @@
 //! Kafka's on-disk formats: bytes in, typed values or [`FormatError`] out.
 //! No file system access, no printing; every parser works on `&[u8]`.
-#![deny(clippy::indexing_slicing, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
 
 pub mod batch;
 pub mod batches;

@@ -1,7 +1,7 @@
 //! The `.index` file: 8-byte entries of (relative offset, position).
 
 use super::error::{FormatError, FormatErrorKind};
-use super::index_search::{largest_lower_bound, SearchTrace};
+use super::index_search::{SearchTrace, largest_lower_bound};
 
 /// Size of one offset-index entry.
 pub const OFFSET_INDEX_ENTRY_SIZE: usize = 8;
@@ -60,7 +60,10 @@ impl<'a> OffsetIndex<'a> {
         let start = i.checked_mul(OFFSET_INDEX_ENTRY_SIZE)?;
         let bytes = self.data.get(start..start + OFFSET_INDEX_ENTRY_SIZE)?;
         let (rel, pos) = bytes.split_at(4);
-        Some((i32::from_be_bytes(rel.try_into().ok()?), i32::from_be_bytes(pos.try_into().ok()?)))
+        Some((
+            i32::from_be_bytes(rel.try_into().ok()?),
+            i32::from_be_bytes(pos.try_into().ok()?),
+        ))
     }
 
     /// Slot `i` with an absolute offset.
@@ -89,11 +92,16 @@ impl<'a> OffsetIndex<'a> {
         let n = self.kafka_entries();
         if n != 0 {
             if let Some(last) = self.entry(n - 1).filter(|e| e.offset < self.base_offset) {
-                return Err(OffsetIndexSanityError::LastOffsetBelowBase { last: last.offset, base: self.base_offset });
+                return Err(OffsetIndexSanityError::LastOffsetBelowBase {
+                    last: last.offset,
+                    base: self.base_offset,
+                });
             }
         }
         if self.data.len() % OFFSET_INDEX_ENTRY_SIZE != 0 {
-            return Err(OffsetIndexSanityError::SizeNotMultiple { len: self.file_size() });
+            return Err(OffsetIndexSanityError::SizeNotMultiple {
+                len: self.file_size(),
+            });
         }
         Ok(())
     }
@@ -107,7 +115,10 @@ impl<'a> OffsetIndex<'a> {
         let entry = trace
             .slot
             .and_then(|i| self.entry(i))
-            .unwrap_or(OffsetIndexEntry { offset: self.base_offset, position: 0 });
+            .unwrap_or(OffsetIndexEntry {
+                offset: self.base_offset,
+                position: 0,
+            });
         (entry, trace)
     }
 
@@ -116,7 +127,10 @@ impl<'a> OffsetIndex<'a> {
         (self.data.len() % OFFSET_INDEX_ENTRY_SIZE != 0).then(|| {
             FormatError::new(
                 self.kafka_entries() as u64 * OFFSET_INDEX_ENTRY_SIZE as u64,
-                FormatErrorKind::IndexSizeNotMultiple { size: self.file_size(), entry_size: OFFSET_INDEX_ENTRY_SIZE as u64 },
+                FormatErrorKind::IndexSizeNotMultiple {
+                    size: self.file_size(),
+                    entry_size: OFFSET_INDEX_ENTRY_SIZE as u64,
+                },
             )
         })
     }

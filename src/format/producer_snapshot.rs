@@ -59,20 +59,36 @@ pub fn parse_producer_snapshot(data: &[u8]) -> Result<ProducerSnapshot, FormatEr
     let mut c = Cursor::new(data, 0);
     let version = c.read_i16()?;
     if version != 1 {
-        return Err(FormatError::new(0, FormatErrorKind::UnsupportedVersion(i64::from(version))));
+        return Err(FormatError::new(
+            0,
+            FormatErrorKind::UnsupportedVersion(i64::from(version)),
+        ));
     }
     let crc = c.read_u32()?;
     let computed = crc32c::crc32c(data.get(CRC_START..).unwrap_or_default());
     if crc != computed {
-        return Err(FormatError::new(2, FormatErrorKind::CrcMismatch { stored: crc, computed }));
+        return Err(FormatError::new(
+            2,
+            FormatErrorKind::CrcMismatch {
+                stored: crc,
+                computed,
+            },
+        ));
     }
     let count = c.read_i32()?;
     if count < 0 || count as usize > c.remaining() / ENTRY_SIZE {
-        return Err(c.error(FormatErrorKind::InvalidLength { what: "producer entry count", len: i64::from(count) }));
+        return Err(c.error(FormatErrorKind::InvalidLength {
+            what: "producer entry count",
+            len: i64::from(count),
+        }));
     }
-    let entries = (0..count).map(|_| read_entry(&mut c)).collect::<Result<Vec<_>, _>>()?;
+    let entries = (0..count)
+        .map(|_| read_entry(&mut c))
+        .collect::<Result<Vec<_>, _>>()?;
     if c.remaining() != 0 {
-        return Err(c.error(FormatErrorKind::Invalid("bytes left after the producer entries")));
+        return Err(c.error(FormatErrorKind::Invalid(
+            "bytes left after the producer entries",
+        )));
     }
     Ok(ProducerSnapshot { crc, entries })
 }

@@ -1,7 +1,7 @@
 //! Records inside a batch: the v2 record layout (varints, headers) and the
 //! control records that mark transaction ends.
 
-use super::batch::{increment_sequence, RecordBatchHeader, TimestampType};
+use super::batch::{RecordBatchHeader, TimestampType, increment_sequence};
 use super::cursor::Cursor;
 use super::error::{FormatError, FormatErrorKind};
 
@@ -54,7 +54,10 @@ pub fn parse_v2_records<'a>(
     let mut c = Cursor::new(data, base);
     let count = header.records_count;
     if count < 0 {
-        return (Vec::new(), Some(c.error(FormatErrorKind::InvalidRecordCount(count))));
+        return (
+            Vec::new(),
+            Some(c.error(FormatErrorKind::InvalidRecordCount(count))),
+        );
     }
     let mut records = Vec::with_capacity((count as usize).min(data.len() / 7 + 1));
     for _ in 0..count {
@@ -63,15 +66,25 @@ pub fn parse_v2_records<'a>(
             Err(err) => return (records, Some(err)),
         }
     }
-    let leftover = (c.remaining() > 0).then(|| c.error(FormatErrorKind::RecordsRemaining { count }));
+    let leftover =
+        (c.remaining() > 0).then(|| c.error(FormatErrorKind::RecordsRemaining { count }));
     (records, leftover)
 }
 
-fn parse_v2_record<'a>(header: &RecordBatchHeader, c: &mut Cursor<'a>) -> Result<Record<'a>, FormatError> {
+fn parse_v2_record<'a>(
+    header: &RecordBatchHeader,
+    c: &mut Cursor<'a>,
+) -> Result<Record<'a>, FormatError> {
     let start = c.position();
     let length = c.read_varint()?;
     if length < 0 {
-        return Err(FormatError::new(start, FormatErrorKind::InvalidLength { what: "record", len: i64::from(length) }));
+        return Err(FormatError::new(
+            start,
+            FormatErrorKind::InvalidLength {
+                what: "record",
+                len: i64::from(length),
+            },
+        ));
     }
     let body_start = c.position();
     let body = c.read_bytes(length as usize)?;
@@ -83,13 +96,19 @@ fn parse_v2_record<'a>(header: &RecordBatchHeader, c: &mut Cursor<'a>) -> Result
     let value = b.read_varint_bytes("value")?;
     let header_count = b.read_varint()?;
     if header_count < 0 || header_count as usize > b.remaining() {
-        return Err(b.error(FormatErrorKind::InvalidLength { what: "header count", len: i64::from(header_count) }));
+        return Err(b.error(FormatErrorKind::InvalidLength {
+            what: "header count",
+            len: i64::from(header_count),
+        }));
     }
     let mut headers = Vec::with_capacity(header_count as usize);
     for _ in 0..header_count {
-        let key = b
-            .read_varint_bytes("header key")?
-            .ok_or_else(|| b.error(FormatErrorKind::InvalidLength { what: "header key", len: -1 }))?;
+        let key = b.read_varint_bytes("header key")?.ok_or_else(|| {
+            b.error(FormatErrorKind::InvalidLength {
+                what: "header key",
+                len: -1,
+            })
+        })?;
         let value = b.read_varint_bytes("header value")?;
         headers.push(RecordHeader { key, value });
     }
@@ -203,21 +222,35 @@ pub fn parse_control_record(record: &Record<'_>) -> Result<ControlRecord, Format
     let offset = record.offset.max(0) as u64;
     let mut key = Cursor::new(record.key.unwrap_or_default(), 0);
     let err = |reason| FormatError::new(offset, FormatErrorKind::Invalid(reason));
-    let version = key.read_i16().map_err(|_| err("control record key shorter than 4 bytes"))?;
+    let version = key
+        .read_i16()
+        .map_err(|_| err("control record key shorter than 4 bytes"))?;
     if version < 0 {
         return Err(err("negative control record key version"));
     }
-    let control_type = ControlType::from_id(key.read_i16().map_err(|_| err("control record key shorter than 4 bytes"))?);
+    let control_type = ControlType::from_id(
+        key.read_i16()
+            .map_err(|_| err("control record key shorter than 4 bytes"))?,
+    );
     let coordinator_epoch = match control_type {
         ControlType::Abort | ControlType::Commit => {
             let mut value = Cursor::new(record.value.unwrap_or_default(), 0);
-            let version = value.read_i16().map_err(|_| err("end transaction marker shorter than 6 bytes"))?;
+            let version = value
+                .read_i16()
+                .map_err(|_| err("end transaction marker shorter than 6 bytes"))?;
             if version < 0 {
                 return Err(err("negative end transaction marker version"));
             }
-            Some(value.read_i32().map_err(|_| err("end transaction marker shorter than 6 bytes"))?)
+            Some(
+                value
+                    .read_i32()
+                    .map_err(|_| err("end transaction marker shorter than 6 bytes"))?,
+            )
         }
         _ => None,
     };
-    Ok(ControlRecord { control_type, coordinator_epoch })
+    Ok(ControlRecord {
+        control_type,
+        coordinator_epoch,
+    })
 }

@@ -1,7 +1,7 @@
 //! The `.timeindex` file: 12-byte entries of (timestamp, relative offset).
 
 use super::error::{FormatError, FormatErrorKind};
-use super::index_search::{largest_lower_bound, SearchTrace};
+use super::index_search::{SearchTrace, largest_lower_bound};
 
 /// Size of one time-index entry.
 pub const TIME_INDEX_ENTRY_SIZE: usize = 12;
@@ -67,13 +67,18 @@ impl<'a> TimeIndex<'a> {
         let start = i.checked_mul(TIME_INDEX_ENTRY_SIZE)?;
         let bytes = self.data.get(start..start + TIME_INDEX_ENTRY_SIZE)?;
         let (ts, rel) = bytes.split_at(8);
-        Some((i64::from_be_bytes(ts.try_into().ok()?), i32::from_be_bytes(rel.try_into().ok()?)))
+        Some((
+            i64::from_be_bytes(ts.try_into().ok()?),
+            i32::from_be_bytes(rel.try_into().ok()?),
+        ))
     }
 
     /// Slot `i` with an absolute offset.
     pub fn entry(&self, i: usize) -> Option<TimeIndexEntry> {
-        self.raw_entry(i)
-            .map(|(timestamp, rel)| TimeIndexEntry { timestamp, offset: self.base_offset + i64::from(rel) })
+        self.raw_entry(i).map(|(timestamp, rel)| TimeIndexEntry {
+            timestamp,
+            offset: self.base_offset + i64::from(rel),
+        })
     }
 
     /// Real entries: up to the first slot after slot 0 whose relative offset is 0.
@@ -91,7 +96,9 @@ impl<'a> TimeIndex<'a> {
     /// The last live entry, which is what the broker takes as a closed
     /// segment's largest timestamp.
     pub fn last_entry(&self) -> Option<TimeIndexEntry> {
-        self.live_entries().checked_sub(1).and_then(|i| self.entry(i))
+        self.live_entries()
+            .checked_sub(1)
+            .and_then(|i| self.entry(i))
     }
 
     /// Kafka's sanity check (`TimeIndex.sanityCheck`), in its order.
@@ -101,15 +108,23 @@ impl<'a> TimeIndex<'a> {
             let (first, last) = (self.entry(0), self.entry(n - 1));
             if let (Some(first), Some(last)) = (first, last) {
                 if last.timestamp < first.timestamp {
-                    return Err(TimeIndexSanityError::LastTimestampBelowFirst { last: last.timestamp, first: first.timestamp });
+                    return Err(TimeIndexSanityError::LastTimestampBelowFirst {
+                        last: last.timestamp,
+                        first: first.timestamp,
+                    });
                 }
                 if last.offset < self.base_offset {
-                    return Err(TimeIndexSanityError::LastOffsetBelowBase { last: last.offset, base: self.base_offset });
+                    return Err(TimeIndexSanityError::LastOffsetBelowBase {
+                        last: last.offset,
+                        base: self.base_offset,
+                    });
                 }
             }
         }
         if self.data.len() % TIME_INDEX_ENTRY_SIZE != 0 {
-            return Err(TimeIndexSanityError::SizeNotMultiple { len: self.file_size() });
+            return Err(TimeIndexSanityError::SizeNotMultiple {
+                len: self.file_size(),
+            });
         }
         Ok(())
     }
@@ -123,7 +138,10 @@ impl<'a> TimeIndex<'a> {
         let entry = trace
             .slot
             .and_then(|i| self.entry(i))
-            .unwrap_or(TimeIndexEntry { timestamp: -1, offset: self.base_offset });
+            .unwrap_or(TimeIndexEntry {
+                timestamp: -1,
+                offset: self.base_offset,
+            });
         (entry, trace)
     }
 
@@ -132,7 +150,10 @@ impl<'a> TimeIndex<'a> {
         (self.data.len() % TIME_INDEX_ENTRY_SIZE != 0).then(|| {
             FormatError::new(
                 (self.kafka_entries() * TIME_INDEX_ENTRY_SIZE) as u64,
-                FormatErrorKind::IndexSizeNotMultiple { size: self.file_size(), entry_size: TIME_INDEX_ENTRY_SIZE as u64 },
+                FormatErrorKind::IndexSizeNotMultiple {
+                    size: self.file_size(),
+                    entry_size: TIME_INDEX_ENTRY_SIZE as u64,
+                },
             )
         })
     }

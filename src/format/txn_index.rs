@@ -45,7 +45,12 @@ pub fn encode_txn_index(entries: &[AbortedTxn]) -> Vec<u8> {
     let mut out = Vec::with_capacity(entries.len() * TXN_INDEX_ENTRY_SIZE);
     for e in entries {
         out.extend_from_slice(&i16::from(e.version).to_be_bytes());
-        for v in [e.producer_id, e.first_offset, e.last_offset, e.last_stable_offset] {
+        for v in [
+            e.producer_id,
+            e.first_offset,
+            e.last_offset,
+            e.last_stable_offset,
+        ] {
             out.extend_from_slice(&v.to_be_bytes());
         }
     }

@@ -1,10 +1,10 @@
 //! kafka-dump-log's `--verify-index-only` checks: does each index entry point
 //! where it claims to in the `.log`?
 
+use crate::format::BatchIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::OffsetIndex;
 use crate::format::time_index::TimeIndex;
-use crate::format::BatchIter;
 
 /// An offset-index entry whose batch does not end at the indexed offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,14 +29,19 @@ pub struct TimeIndexFindings {
 impl TimeIndexFindings {
     /// Whether nothing was found.
     pub fn is_clean(&self) -> bool {
-        self.timestamp_mismatches.is_empty() && self.out_of_order.is_empty() && self.offsets_not_found.is_empty()
+        self.timestamp_mismatches.is_empty()
+            && self.out_of_order.is_empty()
+            && self.offsets_not_found.is_empty()
     }
 }
 
 fn last_offset_at(log: &[u8], position: i64) -> Option<i64> {
     let batch = BatchIter::new(log, position.max(0) as u64).next()?.ok()?;
     let mut scratch = Vec::new();
-    batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT).ok().map(|s| s.last_offset)
+    batch
+        .summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT)
+        .ok()
+        .map(|s| s.last_offset)
 }
 
 /// Checks every live offset-index entry against the batch at its position.
@@ -45,14 +50,21 @@ pub fn check_offset_index(index: &OffsetIndex<'_>, log: &[u8]) -> Vec<OffsetMism
         .entries()
         .filter_map(|e| {
             let log_offset = last_offset_at(log, e.position).unwrap_or(-1);
-            (log_offset != e.offset).then_some(OffsetMismatch { index_offset: e.offset, log_offset })
+            (log_offset != e.offset).then_some(OffsetMismatch {
+                index_offset: e.offset,
+                log_offset,
+            })
         })
         .collect()
 }
 
 /// Checks every live time-index entry as kafka-dump-log does: find the batch
 /// through the offset index, then compare the max record timestamp.
-pub fn check_time_index(time_index: &TimeIndex<'_>, offset_index: &OffsetIndex<'_>, log: &[u8]) -> TimeIndexFindings {
+pub fn check_time_index(
+    time_index: &TimeIndex<'_>,
+    offset_index: &OffsetIndex<'_>,
+    log: &[u8],
+) -> TimeIndexFindings {
     let mut findings = TimeIndexFindings::default();
     let mut prev: Option<i64> = None;
     let mut scratch = Vec::new();
@@ -65,10 +77,17 @@ pub fn check_time_index(time_index: &TimeIndex<'_>, offset_index: &OffsetIndex<'
             .find(|(_, s)| s.last_offset >= entry.offset);
         match found {
             None => findings.offsets_not_found.push((entry.offset, -1)),
-            Some((_, s)) if s.last_offset != entry.offset => findings.offsets_not_found.push((entry.offset, s.last_offset)),
+            Some((_, s)) if s.last_offset != entry.offset => findings
+                .offsets_not_found
+                .push((entry.offset, s.last_offset)),
             Some((batch, _)) => {
                 let decoded = batch.records(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
-                let max = decoded.records.iter().map(|r| r.timestamp).max().unwrap_or(-1);
+                let max = decoded
+                    .records
+                    .iter()
+                    .map(|r| r.timestamp)
+                    .max()
+                    .unwrap_or(-1);
                 if max != entry.timestamp {
                     findings.timestamp_mismatches.push((entry.timestamp, max));
                 }

@@ -32,16 +32,25 @@ pub enum LogDirErrorKind {
 impl LogDirError {
     /// An I/O error on `path`.
     pub fn io(path: &Path, err: std::io::Error) -> Self {
-        Self { path: path.to_path_buf(), kind: LogDirErrorKind::Io(err) }
+        Self {
+            path: path.to_path_buf(),
+            kind: LogDirErrorKind::Io(err),
+        }
     }
 
     /// A format error in `path`.
     pub fn format(path: &Path, err: FormatError) -> Self {
-        Self { path: path.to_path_buf(), kind: LogDirErrorKind::Format(err) }
+        Self {
+            path: path.to_path_buf(),
+            kind: LogDirErrorKind::Format(err),
+        }
     }
 
     /// A path that is not a segment, partition or log dir.
     pub fn not_understood(path: &Path, why: impl Into<String>) -> Self {
-        Self { path: path.to_path_buf(), kind: LogDirErrorKind::NotUnderstood(why.into()) }
+        Self {
+            path: path.to_path_buf(),
+            kind: LogDirErrorKind::NotUnderstood(why.into()),
+        }
     }
 }

@@ -40,7 +40,10 @@ pub const OFFSET_CHECKPOINTS: [&str; 4] = [
 
 /// Classifies a bare file name.
 pub fn classify(name: &str) -> FileKind {
-    if [".deleted", ".cleaned", ".swap"].iter().any(|s| name.ends_with(s)) {
+    if [".deleted", ".cleaned", ".swap"]
+        .iter()
+        .any(|s| name.ends_with(s))
+    {
         return FileKind::Stray;
     }
     match name {
@@ -92,17 +95,41 @@ mod tests {
     #[test]
     fn classifies_every_kafka_file() {
         assert_eq!(classify("00000000000000004672.log"), FileKind::Log);
-        assert_eq!(classify("00000000000000004672.index"), FileKind::OffsetIndex);
-        assert_eq!(classify("00000000000000004672.timeindex"), FileKind::TimeIndex);
-        assert_eq!(classify("00000000000000004672.txnindex"), FileKind::TxnIndex);
-        assert_eq!(classify("00000000000000004672.snapshot"), FileKind::ProducerSnapshot);
-        assert_eq!(classify("00000000000000004672.log.deleted"), FileKind::Stray);
+        assert_eq!(
+            classify("00000000000000004672.index"),
+            FileKind::OffsetIndex
+        );
+        assert_eq!(
+            classify("00000000000000004672.timeindex"),
+            FileKind::TimeIndex
+        );
+        assert_eq!(
+            classify("00000000000000004672.txnindex"),
+            FileKind::TxnIndex
+        );
+        assert_eq!(
+            classify("00000000000000004672.snapshot"),
+            FileKind::ProducerSnapshot
+        );
+        assert_eq!(
+            classify("00000000000000004672.log.deleted"),
+            FileKind::Stray
+        );
         assert_eq!(classify("00000000000000004672.index.swap"), FileKind::Stray);
-        assert_eq!(classify("leader-epoch-checkpoint"), FileKind::LeaderEpochCheckpoint);
-        assert_eq!(classify("recovery-point-offset-checkpoint"), FileKind::OffsetCheckpoint);
+        assert_eq!(
+            classify("leader-epoch-checkpoint"),
+            FileKind::LeaderEpochCheckpoint
+        );
+        assert_eq!(
+            classify("recovery-point-offset-checkpoint"),
+            FileKind::OffsetCheckpoint
+        );
         assert_eq!(classify("partition.metadata"), FileKind::PartitionMetadata);
         assert_eq!(classify("notes.log"), FileKind::Unknown);
         assert_eq!(segment_file_name(4672, "log"), "00000000000000004672.log");
-        assert_eq!(parse_partition_dir("my-topic-12"), Some(("my-topic".into(), 12)));
+        assert_eq!(
+            parse_partition_dir("my-topic-12"),
+            Some(("my-topic".into(), 12))
+        );
     }
 }

@@ -24,18 +24,30 @@ impl LogDir {
     /// Lists the partition directories directly under `path`.
     pub fn open(path: &Path) -> Result<Self, LogDirError> {
         let mut partitions = Vec::new();
-        for entry in walkdir::WalkDir::new(path).min_depth(1).max_depth(1).sort_by_file_name() {
+        for entry in walkdir::WalkDir::new(path)
+            .min_depth(1)
+            .max_depth(1)
+            .sort_by_file_name()
+        {
             let entry = entry.map_err(|e| LogDirError::io(path, e.into()))?;
             if entry.file_type().is_dir() && Partition::looks_like(entry.path()) {
                 partitions.push(Partition::open(entry.path())?);
             }
         }
-        Ok(Self { path: path.to_path_buf(), partitions, clean_shutdown: path.join(".kafka_cleanshutdown").exists() })
+        Ok(Self {
+            path: path.to_path_buf(),
+            partitions,
+            clean_shutdown: path.join(".kafka_cleanshutdown").exists(),
+        })
     }
 
     /// Whether `path` holds partition directories.
     pub fn looks_like(path: &Path) -> bool {
-        std::fs::read_dir(path).is_ok_and(|entries| entries.flatten().any(|e| e.path().is_dir() && Partition::looks_like(&e.path())))
+        std::fs::read_dir(path).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().is_dir() && Partition::looks_like(&e.path()))
+        })
     }
 
     /// The entries of an offset checkpoint file in this dir, keyed
@@ -52,6 +64,10 @@ pub fn offset_checkpoint_in(dir: &Path, name: &str) -> Result<BTreeMap<String, i
         return Ok(BTreeMap::new());
     }
     let bytes = read_small(&path, 64 << 20)?;
-    let entries = parse_offset_checkpoint(&String::from_utf8_lossy(&bytes)).map_err(|e| LogDirError::format(&path, e))?;
-    Ok(entries.into_iter().map(|e| (format!("{}-{}", e.topic, e.partition), e.offset)).collect())
+    let entries = parse_offset_checkpoint(&String::from_utf8_lossy(&bytes))
+        .map_err(|e| LogDirError::format(&path, e))?;
+    Ok(entries
+        .into_iter()
+        .map(|e| (format!("{}-{}", e.topic, e.partition), e.offset))
+        .collect())
 }

@@ -48,10 +48,17 @@ impl MappedFile {
             Some(unsafe { Mmap::map(&file) }.map_err(|e| LogDirError::io(path, e))?)
         };
         let cold_pages = match (&map, policy) {
-            (Some(map), CachePolicy::Restore) => resident_pages(map).map(|r| r.into_iter().map(|hot| !hot).collect()),
+            (Some(map), CachePolicy::Restore) => {
+                resident_pages(map).map(|r| r.into_iter().map(|hot| !hot).collect())
+            }
             _ => None,
         };
-        Ok(Self { path: path.to_path_buf(), file, map, cold_pages })
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+            map,
+            cold_pages,
+        })
     }
 
     /// The file's bytes.
@@ -69,13 +76,21 @@ fn resident_pages(map: &Mmap) -> Option<Vec<bool>> {
     let pages = map.len().div_ceil(PAGE);
     let mut vec = vec![0u8; pages];
     // SAFETY: `vec` has one byte per page of the mapping, as mincore requires.
-    let rc = unsafe { libc::mincore(map.as_ptr() as *mut libc::c_void, map.len(), vec.as_mut_ptr()) };
+    let rc = unsafe {
+        libc::mincore(
+            map.as_ptr() as *mut libc::c_void,
+            map.len(),
+            vec.as_mut_ptr(),
+        )
+    };
     (rc == 0).then(|| vec.into_iter().map(|b| b & 1 == 1).collect())
 }
 
 impl Drop for MappedFile {
     fn drop(&mut self) {
-        let Some(cold) = self.cold_pages.take() else { return };
+        let Some(cold) = self.cold_pages.take() else {
+            return;
+        };
         use std::os::fd::AsRawFd;
         let fd = self.file.as_raw_fd();
         let mut page = 0;
@@ -90,7 +105,12 @@ impl Drop for MappedFile {
             }
             // SAFETY: plain advisory syscall on an open descriptor.
             unsafe {
-                libc::posix_fadvise(fd, (start * PAGE) as i64, ((page - start) * PAGE) as i64, libc::POSIX_FADV_DONTNEED);
+                libc::posix_fadvise(
+                    fd,
+                    (start * PAGE) as i64,
+                    ((page - start) * PAGE) as i64,
+                    libc::POSIX_FADV_DONTNEED,
+                );
             }
         }
     }
@@ -99,9 +119,14 @@ impl Drop for MappedFile {
 /// Reads a small file (index, checkpoint, snapshot) wholly into memory,
 /// refusing anything over `limit` bytes.
 pub fn read_small(path: &Path, limit: u64) -> Result<Vec<u8>, LogDirError> {
-    let len = std::fs::metadata(path).map_err(|e| LogDirError::io(path, e))?.len();
+    let len = std::fs::metadata(path)
+        .map_err(|e| LogDirError::io(path, e))?
+        .len();
     if len > limit {
-        return Err(LogDirError::not_understood(path, format!("file is {len} bytes, more than the {limit} expected for its kind")));
+        return Err(LogDirError::not_understood(
+            path,
+            format!("file is {len} bytes, more than the {limit} expected for its kind"),
+        ));
     }
     std::fs::read(path).map_err(|e| LogDirError::io(path, e))
 }

@@ -7,6 +7,7 @@ pub mod log_dir;
 pub mod mapped;
 pub mod partition;
 pub mod segment;
+pub mod target;
 
 pub use error::LogDirError;
 pub use file_name::FileKind;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::LogDirError;
-use super::file_name::{classify, parse_base_offset, parse_partition_dir, FileKind};
+use super::file_name::{FileKind, classify, parse_base_offset, parse_partition_dir};
 use super::segment::Segment;
 
 /// The files of one partition directory.
@@ -42,7 +42,9 @@ impl Partition {
             match (classify(name), base) {
                 (FileKind::Log, Some(b)) => logs.push(b),
                 (FileKind::ProducerSnapshot, Some(b)) => snapshots.push(b),
-                (FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex, Some(b)) => index_bases.push((b, name)),
+                (FileKind::OffsetIndex | FileKind::TimeIndex | FileKind::TxnIndex, Some(b)) => {
+                    index_bases.push((b, name))
+                }
                 (FileKind::Stray, _) => stray.push(dir.join(name)),
                 _ => {}
             }
@@ -54,7 +56,10 @@ impl Partition {
             .filter(|(b, _)| logs.binary_search(b).is_err())
             .map(|(_, n)| dir.join(n))
             .collect();
-        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         Ok(Self {
             dir: dir.to_path_buf(),
             topic_partition: parse_partition_dir(&name),
@@ -69,7 +74,11 @@ impl Partition {
     pub fn name(&self) -> String {
         match &self.topic_partition {
             Some((t, p)) => format!("{t}-{p}"),
-            None => self.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+            None => self
+                .dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
         }
     }
 
@@ -80,7 +89,9 @@ impl Partition {
 
     /// Index of the segment whose base offset is the floor of `offset`.
     pub fn floor_segment(&self, offset: i64) -> Option<usize> {
-        self.segments.partition_point(|s| s.base_offset <= offset).checked_sub(1)
+        self.segments
+            .partition_point(|s| s.base_offset <= offset)
+            .checked_sub(1)
     }
 
     /// `leader-epoch-checkpoint`.
@@ -91,7 +102,9 @@ impl Partition {
     /// Whether `dir` looks like a partition directory (holds a `.log`).
     pub fn looks_like(dir: &Path) -> bool {
         std::fs::read_dir(dir).is_ok_and(|entries| {
-            entries.flatten().any(|e| classify(&e.file_name().to_string_lossy()) == FileKind::Log)
+            entries
+                .flatten()
+                .any(|e| classify(&e.file_name().to_string_lossy()) == FileKind::Log)
         })
     }
 }

@@ -16,7 +16,10 @@ pub struct Segment {
 impl Segment {
     /// The segment at `base_offset` in `dir`.
     pub fn new(dir: &Path, base_offset: i64) -> Self {
-        Self { base_offset, dir: dir.to_path_buf() }
+        Self {
+            base_offset,
+            dir: dir.to_path_buf(),
+        }
     }
 
     fn file(&self, ext: &str) -> PathBuf {

@@ -35,7 +35,11 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 fn base64(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let b = [chunk.first().copied().unwrap_or(0), chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let b = [
+            chunk.first().copied().unwrap_or(0),
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {
@@ -54,7 +58,10 @@ mod tests {
 
     #[test]
     fn encodes_like_the_standard_alphabets() {
-        assert_eq!(ByteEncoding::Base64.render(&[0xde, 0xad, 0xbe, 0xef, 0x00]), "3q2+7wA=");
+        assert_eq!(
+            ByteEncoding::Base64.render(&[0xde, 0xad, 0xbe, 0xef, 0x00]),
+            "3q2+7wA="
+        );
         assert_eq!(ByteEncoding::Base64.render(b"AAAAAQ"), "QUFBQUFR");
         assert_eq!(ByteEncoding::Base64.render(&[0, 0, 0, 1]), "AAAAAQ==");
         assert_eq!(ByteEncoding::Hex.render(&[0xde, 0x01]), "de01");

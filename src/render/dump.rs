@@ -2,10 +2,10 @@
 
 use std::io::{self, Write};
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
-use super::bytes::ByteEncoding;
 use super::OutputFormat;
+use super::bytes::ByteEncoding;
 use crate::format::checkpoint::{LeaderEpochEntry, OffsetCheckpointEntry};
 use crate::format::offset_index::OffsetIndexEntry;
 use crate::format::producer_snapshot::ProducerEntry;
@@ -30,13 +30,20 @@ pub struct DumpPrinter<W: Write> {
 }
 
 fn optional_long(v: Option<i64>) -> String {
-    v.map_or_else(|| "OptionalLong.empty".to_string(), |v| format!("OptionalLong[{v}]"))
+    v.map_or_else(
+        || "OptionalLong.empty".to_string(),
+        |v| format!("OptionalLong[{v}]"),
+    )
 }
 
 impl<W: Write> DumpPrinter<W> {
     /// A printer writing to `out`.
     pub fn new(out: W, format: OutputFormat, encoding: ByteEncoding) -> Self {
-        Self { out, format, encoding }
+        Self {
+            out,
+            format,
+            encoding,
+        }
     }
 
     fn json(&mut self, kind: &str, mut fields: Map<String, Value>) -> io::Result<()> {
@@ -191,17 +198,28 @@ impl<W: Write> DumpPrinter<W> {
             )?;
             prefix = " ";
             if b.magic >= 2 {
-                let keys: Vec<String> = r.headers.iter().map(|h| String::from_utf8_lossy(h.key).into_owned()).collect();
-                write!(self.out, " sequence: {} headerKeys: [{}]", r.sequence, keys.join(","))?;
+                let keys: Vec<String> = r
+                    .headers
+                    .iter()
+                    .map(|h| String::from_utf8_lossy(h.key).into_owned())
+                    .collect();
+                write!(
+                    self.out,
+                    " sequence: {} headerKeys: [{}]",
+                    r.sequence,
+                    keys.join(",")
+                )?;
             }
             if let Some(info) = r.legacy {
                 write!(self.out, " isValid: {} crc: {}}}", info.is_valid, info.crc)?;
             }
             match control {
                 Some(Ok(c)) => match (c.control_type, c.coordinator_epoch) {
-                    (ControlType::Abort | ControlType::Commit, Some(epoch)) => {
-                        write!(self.out, " endTxnMarker: {} coordinatorEpoch: {epoch}", c.control_type.name())?
-                    }
+                    (ControlType::Abort | ControlType::Commit, Some(epoch)) => write!(
+                        self.out,
+                        " endTxnMarker: {} coordinatorEpoch: {epoch}",
+                        c.control_type.name()
+                    )?,
                     (t, _) => write!(self.out, " controlType: {}({})", t.name(), t.id())?,
                 },
                 Some(Err(e)) => write!(self.out, " controlError: {e}")?,
@@ -220,7 +238,9 @@ impl<W: Write> DumpPrinter<W> {
                     .headers
                     .iter()
                     .map(|h| {
-                        let value = h.value.map_or("null".to_string(), |v| self.encoding.render(v));
+                        let value = h
+                            .value
+                            .map_or("null".to_string(), |v| self.encoding.render(v));
                         format!("{}={value}", String::from_utf8_lossy(h.key))
                     })
                     .collect();
@@ -241,13 +261,25 @@ impl<W: Write> DumpPrinter<W> {
     }
 
     /// Bytes at the end of a `.log` that are not whole batches.
-    pub fn trailing_bytes(&mut self, file_name: &str, position: u64, len: u64, reason: &FormatError, print_line: bool) -> io::Result<()> {
+    pub fn trailing_bytes(
+        &mut self,
+        file_name: &str,
+        position: u64,
+        len: u64,
+        reason: &FormatError,
+        print_line: bool,
+    ) -> io::Result<()> {
         match self.format {
-            OutputFormat::Text if print_line => writeln!(self.out, "Found {len} invalid bytes at the end of {file_name}"),
+            OutputFormat::Text if print_line => writeln!(
+                self.out,
+                "Found {len} invalid bytes at the end of {file_name}"
+            ),
             OutputFormat::Text => Ok(()),
             OutputFormat::Json => self.json(
                 "trailingBytes",
-                Self::obj(json!({"position": position, "length": len, "reason": reason.kind.to_string()})),
+                Self::obj(
+                    json!({"position": position, "length": len, "reason": reason.kind.to_string()}),
+                ),
             ),
         }
     }
@@ -255,16 +287,26 @@ impl<W: Write> DumpPrinter<W> {
     /// `offset: N position: P`.
     pub fn index_entry(&mut self, e: &OffsetIndexEntry, slot: usize) -> io::Result<()> {
         match self.format {
-            OutputFormat::Text => writeln!(self.out, "offset: {} position: {}", e.offset, e.position),
-            OutputFormat::Json => self.json("indexEntry", Self::obj(json!({"slot": slot, "offset": e.offset, "position": e.position}))),
+            OutputFormat::Text => {
+                writeln!(self.out, "offset: {} position: {}", e.offset, e.position)
+            }
+            OutputFormat::Json => self.json(
+                "indexEntry",
+                Self::obj(json!({"slot": slot, "offset": e.offset, "position": e.position})),
+            ),
         }
     }
 
     /// `timestamp: T offset: N`.
     pub fn time_index_entry(&mut self, e: &TimeIndexEntry, slot: usize) -> io::Result<()> {
         match self.format {
-            OutputFormat::Text => writeln!(self.out, "timestamp: {} offset: {}", e.timestamp, e.offset),
-            OutputFormat::Json => self.json("timeIndexEntry", Self::obj(json!({"slot": slot, "timestamp": e.timestamp, "offset": e.offset}))),
+            OutputFormat::Text => {
+                writeln!(self.out, "timestamp: {} offset: {}", e.timestamp, e.offset)
+            }
+            OutputFormat::Json => self.json(
+                "timeIndexEntry",
+                Self::obj(json!({"slot": slot, "timestamp": e.timestamp, "offset": e.offset})),
+            ),
         }
     }
 
@@ -329,18 +371,30 @@ impl<W: Write> DumpPrinter<W> {
     /// One offset-checkpoint line.
     pub fn offset_checkpoint_entry(&mut self, e: &OffsetCheckpointEntry) -> io::Result<()> {
         match self.format {
-            OutputFormat::Text => writeln!(self.out, "topic: {} partition: {} offset: {}", e.topic, e.partition, e.offset),
-            OutputFormat::Json => {
-                self.json("checkpointEntry", Self::obj(json!({"topic": e.topic, "partition": e.partition, "offset": e.offset})))
-            }
+            OutputFormat::Text => writeln!(
+                self.out,
+                "topic: {} partition: {} offset: {}",
+                e.topic, e.partition, e.offset
+            ),
+            OutputFormat::Json => self.json(
+                "checkpointEntry",
+                Self::obj(json!({"topic": e.topic, "partition": e.partition, "offset": e.offset})),
+            ),
         }
     }
 
     /// One leader-epoch line.
     pub fn leader_epoch_entry(&mut self, e: &LeaderEpochEntry) -> io::Result<()> {
         match self.format {
-            OutputFormat::Text => writeln!(self.out, "epoch: {} startOffset: {}", e.epoch, e.start_offset),
-            OutputFormat::Json => self.json("leaderEpoch", Self::obj(json!({"epoch": e.epoch, "startOffset": e.start_offset}))),
+            OutputFormat::Text => writeln!(
+                self.out,
+                "epoch: {} startOffset: {}",
+                e.epoch, e.start_offset
+            ),
+            OutputFormat::Json => self.json(
+                "leaderEpoch",
+                Self::obj(json!({"epoch": e.epoch, "startOffset": e.start_offset})),
+            ),
         }
     }
 
@@ -348,7 +402,9 @@ impl<W: Write> DumpPrinter<W> {
     pub fn property(&mut self, key: &str, value: &str) -> io::Result<()> {
         match self.format {
             OutputFormat::Text => writeln!(self.out, "{key}: {value}"),
-            OutputFormat::Json => self.json("property", Self::obj(json!({"key": key, "value": value}))),
+            OutputFormat::Json => {
+                self.json("property", Self::obj(json!({"key": key, "value": value})))
+            }
         }
     }
 

@@ -42,13 +42,22 @@ pub fn cases() -> Vec<Case> {
         .filter(|n| root.join(n).join("kafka-view.json").is_file())
         .collect();
     names.sort();
-    assert!(names.len() >= 20, "expected the whole corpus at {}, found {} cases", root.display(), names.len());
+    assert!(
+        names.len() >= 20,
+        "expected the whole corpus at {}, found {} cases",
+        root.display(),
+        names.len()
+    );
     names
         .into_iter()
         .map(|name| {
             let dir = root.join(&name);
             let text = std::fs::read_to_string(dir.join("kafka-view.json")).unwrap();
-            Case { name, dir, view: serde_json::from_str(&text).unwrap() }
+            Case {
+                name,
+                dir,
+                view: serde_json::from_str(&text).unwrap(),
+            }
         })
         .collect()
 }
@@ -58,7 +67,11 @@ impl Case {
     pub fn partitions(&self) -> Vec<PartitionCase<'_>> {
         if let Some(p) = self.view.get("partition") {
             let dir = self.dir.join(p["dir"].as_str().unwrap());
-            return vec![PartitionCase { label: format!("{}/{}", self.name, p["dir"].as_str().unwrap()), dir, view: p }];
+            return vec![PartitionCase {
+                label: format!("{}/{}", self.name, p["dir"].as_str().unwrap()),
+                dir,
+                view: p,
+            }];
         }
         self.view["partitions"]
             .as_object()
@@ -88,7 +101,10 @@ pub fn view_bytes(v: &Value) -> Option<Vec<u8>> {
     if let Some(s) = v.get("utf8").and_then(Value::as_str) {
         return Some(s.as_bytes().to_vec());
     }
-    let b64 = v.get("base64").and_then(Value::as_str).unwrap_or_else(|| panic!("unexpected bytes form {v}"));
+    let b64 = v
+        .get("base64")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("unexpected bytes form {v}"));
     Some(decode_base64(b64))
 }
 
@@ -116,4 +132,14 @@ pub fn decode_base64(s: &str) -> Vec<u8> {
         }
     }
     out
+}
+
+/// `index.interval.bytes` of a case. The multi-partition case does not
+/// record its topic config; its indexes were written with 512.
+pub fn index_interval(case: &Case) -> u64 {
+    match case.view["config"]["index.interval.bytes"].as_str() {
+        Some(s) => s.parse().unwrap(),
+        None if case.name == "multi-partition-logdir" => 512,
+        None => 4096,
+    }
 }

@@ -4,22 +4,45 @@ use super::util::{classic, json_lines, kseg, stderr, stdout};
 
 #[test]
 fn dumps_the_classic_index_like_kafka_dump_log() {
-    let out = kseg([classic().join("00000000000000004672.index").as_os_str(), "dump".as_ref()].iter().rev());
+    let out = kseg(
+        [
+            classic().join("00000000000000004672.index").as_os_str(),
+            "dump".as_ref(),
+        ]
+        .iter()
+        .rev(),
+    );
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("Dumping ") && lines[0].ends_with("00000000000000004672.index"));
-    assert_eq!(&lines[1..4], ["offset: 4695 position: 4485", "offset: 4715 position: 8970", "offset: 4735 position: 13455"]);
+    assert_eq!(
+        &lines[1..4],
+        [
+            "offset: 4695 position: 4485",
+            "offset: 4715 position: 8970",
+            "offset: 4735 position: 13455"
+        ]
+    );
     assert_eq!(lines.len(), 1 + 233);
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
 #[test]
 fn batch_lines_have_kafka_dump_log_fields_in_order() {
-    let out = kseg(["dump".as_ref(), "--max-bytes".as_ref(), "1794".as_ref(), classic().join("00000000000000000000.log").as_os_str()]);
+    let out = kseg([
+        "dump".as_ref(),
+        "--max-bytes".as_ref(),
+        "1794".as_ref(),
+        classic().join("00000000000000000000.log").as_os_str(),
+    ]);
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[1], "Log starting offset: 0");
-    assert_eq!(lines.len(), 4, "--max-bytes keeps whole batches only: {text}");
+    assert_eq!(
+        lines.len(),
+        4,
+        "--max-bytes keeps whole batches only: {text}"
+    );
     assert!(lines[2].starts_with(
         "baseOffset: 0 lastOffset: 3 count: 4 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 partitionLeaderEpoch: 0 isTransactional: false isControl: false deleteHorizonMs: OptionalLong.empty position: 0 CreateTime: 1700000000003 size: 897 magic: 2 compresscodec: none crc: "
     ), "{}", lines[2]);
@@ -28,7 +51,13 @@ fn batch_lines_have_kafka_dump_log_fields_in_order() {
 
 #[test]
 fn json_keeps_integers_as_numbers() {
-    let out = kseg(["dump".as_ref(), "--json".as_ref(), "--max-bytes".as_ref(), "897".as_ref(), classic().join("00000000000000004672.log").as_os_str()]);
+    let out = kseg([
+        "dump".as_ref(),
+        "--json".as_ref(),
+        "--max-bytes".as_ref(),
+        "897".as_ref(),
+        classic().join("00000000000000004672.log").as_os_str(),
+    ]);
     let lines = json_lines(&out);
     let batch = lines.iter().find(|l| l["type"] == "batch").unwrap();
     assert_eq!(batch["baseOffset"], 4672);

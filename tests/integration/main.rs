@@ -2,5 +2,6 @@
 
 mod corpus;
 mod corpus_dump;
+mod corpus_index;
 mod dump;
 mod util;

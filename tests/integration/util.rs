@@ -9,7 +9,10 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
-    Command::new(env!("CARGO_BIN_EXE_kseg")).args(args).output().expect("kseg runs")
+    Command::new(env!("CARGO_BIN_EXE_kseg"))
+        .args(args)
+        .output()
+        .expect("kseg runs")
 }
 
 /// stdout as text.

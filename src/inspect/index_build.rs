@@ -1,0 +1,159 @@
+//! The `.index` and `.timeindex` Kafka's `LogSegment.recover` builds for a
+//! segment, computed from the `.log` alone: the recipe for a byte-identical
+//! rebuild, and the first batch recovery would truncate at.
+
+use crate::format::batches::{BatchIter, FileBatch};
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::format::offset_index::{encode_offset_index, OffsetIndexEntry};
+use crate::format::time_index::{encode_time_index, TimeIndexEntry};
+use crate::format::{FormatError, FormatErrorKind};
+
+/// Kafka's default `index.interval.bytes`.
+pub const DEFAULT_INDEX_INTERVAL_BYTES: u64 = 4096;
+
+/// Why the walk stopped before the end of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// The bytes at the position do not frame a batch (torn write, zeros,
+    /// a corrupt length field, fewer than 17 bytes).
+    Framing(FormatError),
+    /// The batch fails Kafka's `ensureValid` (size or CRC).
+    Invalid(FormatError),
+    /// Offsets go backwards at an index point: Kafka's recovery throws
+    /// `InvalidOffsetException` and empties the whole segment.
+    InvalidOffset {
+        /// Position of the batch.
+        position: u64,
+        /// Its last offset.
+        offset: i64,
+        /// The previous index entry's offset.
+        previous: i64,
+    },
+    /// A last offset that does not fit the segment's relative int32 offsets:
+    /// Kafka splits the segment instead of truncating it.
+    OffsetOverflow {
+        /// Position of the batch.
+        position: u64,
+        /// Its last offset.
+        offset: i64,
+    },
+}
+
+impl StopReason {
+    /// Byte position where the walk stopped.
+    pub fn position(&self) -> u64 {
+        match self {
+            Self::Framing(e) | Self::Invalid(e) => e.offset,
+            Self::InvalidOffset { position, .. } | Self::OffsetOverflow { position, .. } => *position,
+        }
+    }
+
+    /// Whether Kafka stops silently here (no exception): a batch running
+    /// past the end of the file or fewer than 17 trailing bytes.
+    pub fn is_silent(&self) -> bool {
+        matches!(
+            self,
+            Self::Framing(FormatError { kind: FormatErrorKind::BatchPastEnd { .. } | FormatErrorKind::TrailingBytes { .. }, .. })
+        )
+    }
+}
+
+/// The indexes of one segment as Kafka's recovery would write them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IndexBuild {
+    /// Offset-index entries.
+    pub offset_entries: Vec<OffsetIndexEntry>,
+    /// Time-index entries, including the final one recovery appends.
+    pub time_entries: Vec<TimeIndexEntry>,
+    /// Bytes of whole, valid batches from the start of the file.
+    pub valid_bytes: u64,
+    /// Batches walked.
+    pub batches: u64,
+    /// Records in those batches (v2 header counts; 1 per legacy entry).
+    pub records: u64,
+    /// Offset after the last valid batch (the base offset when there is none).
+    pub next_offset: i64,
+    /// Largest batch max timestamp (-1 when none).
+    pub max_timestamp: i64,
+    /// Last offset of the first batch that reached it.
+    pub offset_of_max_timestamp: i64,
+    /// Why the walk stopped early, if it did.
+    pub stop: Option<StopReason>,
+}
+
+impl IndexBuild {
+    /// The trimmed `.index` bytes.
+    pub fn offset_index_bytes(&self, base_offset: i64) -> Vec<u8> {
+        encode_offset_index(base_offset, &self.offset_entries)
+    }
+
+    /// The trimmed `.timeindex` bytes.
+    pub fn time_index_bytes(&self, base_offset: i64) -> Vec<u8> {
+        encode_time_index(base_offset, &self.time_entries)
+    }
+}
+
+/// Walks `log` as `LogSegment.recover` does. With `verify_crc` each batch
+/// must pass Kafka's `ensureValid`; without it only headers are read.
+pub fn build_indexes(log: &[u8], base_offset: i64, interval: u64, verify_crc: bool) -> IndexBuild {
+    let mut b = IndexBuild { next_offset: base_offset, max_timestamp: -1, offset_of_max_timestamp: -1, ..IndexBuild::default() };
+    let mut last_entry_position = 0u64;
+    let mut scratch = Vec::new();
+    for item in BatchIter::new(log, 0) {
+        let batch = match item {
+            Ok(batch) => batch,
+            Err(err) => {
+                b.stop = Some(StopReason::Framing(err));
+                break;
+            }
+        };
+        if let Err(reason) = step(&mut b, &batch, base_offset, interval, verify_crc, &mut last_entry_position, &mut scratch) {
+            b.stop = Some(reason);
+            break;
+        }
+    }
+    let last_time = b.time_entries.last().map_or(-1, |e| e.timestamp);
+    if b.max_timestamp > last_time {
+        b.time_entries.push(TimeIndexEntry { timestamp: b.max_timestamp, offset: b.offset_of_max_timestamp });
+    }
+    b
+}
+
+fn step(
+    b: &mut IndexBuild,
+    batch: &FileBatch<'_>,
+    base_offset: i64,
+    interval: u64,
+    verify_crc: bool,
+    last_entry_position: &mut u64,
+    scratch: &mut Vec<u8>,
+) -> Result<(), StopReason> {
+    if verify_crc {
+        batch.ensure_valid().map_err(StopReason::Invalid)?;
+    }
+    let s = batch.summary(scratch, DEFAULT_DECOMPRESS_LIMIT).map_err(StopReason::Invalid)?;
+    let relative = s.last_offset - base_offset;
+    if !(0..=i64::from(i32::MAX)).contains(&relative) {
+        return Err(StopReason::OffsetOverflow { position: s.position, offset: s.last_offset });
+    }
+    if s.max_timestamp > b.max_timestamp {
+        b.max_timestamp = s.max_timestamp;
+        b.offset_of_max_timestamp = s.last_offset;
+    }
+    if s.position - *last_entry_position > interval {
+        if let Some(prev) = b.offset_entries.last().filter(|e| e.offset >= s.last_offset) {
+            return Err(StopReason::InvalidOffset { position: s.position, offset: s.last_offset, previous: prev.offset });
+        }
+        b.offset_entries.push(OffsetIndexEntry { offset: s.last_offset, position: s.position as i64 });
+        let last_time = b.time_entries.last().map_or(-1, |e| e.timestamp);
+        if b.max_timestamp > last_time {
+            b.time_entries.push(TimeIndexEntry { timestamp: b.max_timestamp, offset: b.offset_of_max_timestamp });
+        }
+        *last_entry_position = s.position;
+    }
+    b.valid_bytes = s.position + s.size;
+    b.batches += 1;
+    b.records += s.count.map_or(1, |c| c.max(0) as u64);
+    b.next_offset = s.last_offset + 1;
+    Ok(())
+}
