@@ -18,6 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the contents of Kafka data files, as kafka-dump-log.sh does
     Dump(DumpArgs),
+    /// Trace Kafka's lookup of an offset or a timestamp, step by step
+    Locate(LocateArgs),
     /// Rebuild missing or corrupt .index/.timeindex files as Kafka would
     RebuildIndex(RebuildIndexArgs),
     /// Generate completions, man pages or the bundled test data
@@ -122,8 +124,10 @@ pub struct WriteArgs {
 
 /// Arguments of `kseg rebuild-index`.
 #[derive(Debug, Args)]
-#[command(after_help = "The rebuilt files match Kafka's byte for byte only when --index-interval-bytes \
-equals the topic's index.interval.bytes (default 4096).")]
+#[command(
+    after_help = "The rebuilt files match Kafka's byte for byte only when --index-interval-bytes \
+equals the topic's index.interval.bytes (default 4096)."
+)]
 pub struct RebuildIndexArgs {
     /// A segment .log, a partition directory or a log dir
     #[arg(required = true)]
@@ -152,4 +156,33 @@ pub struct RebuildIndexArgs {
     /// Write options
     #[command(flatten)]
     pub write: WriteArgs,
+}
+
+/// Arguments of `kseg locate`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("target").required(true).args(["offset", "timestamp"]))]
+pub struct LocateArgs {
+    /// The partition directory
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+    /// Offset to find
+    #[arg(long, allow_negative_numbers = true)]
+    pub offset: Option<i64>,
+    /// Timestamp to find: epoch ms, RFC 3339 (2024-05-01T12:00:00Z) or an age like 1h, 30m, 2d
+    #[arg(long)]
+    pub timestamp: Option<String>,
+    /// The log start offset [default: log-start-offset-checkpoint, else the first segment's base offset]
+    #[arg(long)]
+    pub log_start_offset: Option<i64>,
+    /// Also decode and print the record found
+    #[arg(long)]
+    pub deep: bool,
+    /// Search indexes as a broker opening these files without recovery
+    /// would: every slot, a preallocated zero tail included (default: the
+    /// real entries, as a running broker or one that recovered them)
+    #[arg(long)]
+    pub as_opened: bool,
+    /// Print the whole trace as one JSON object
+    #[arg(long)]
+    pub json: bool,
 }

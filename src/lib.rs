@@ -13,8 +13,8 @@
 )]
 
 pub mod fixture;
-pub mod repair;
 pub mod format;
 pub mod inspect;
 pub mod logdir;
 pub mod render;
+pub mod repair;

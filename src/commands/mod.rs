@@ -3,6 +3,7 @@
 
 mod dump;
 mod generate;
+mod locate;
 mod rebuild_index;
 
 use crate::cli::{Cli, Command};
@@ -12,6 +13,7 @@ use crate::exit_code::ExitCode;
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Dump(args) => dump::run(&args),
+        Command::Locate(args) => locate::run(&args),
         Command::RebuildIndex(args) => rebuild_index::run(&args),
         Command::Generate(args) => generate::run(&args),
     }
@@ -20,17 +22,24 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// The backup directory for a writing command: the one asked for, or
 /// `./kseg-backup-<unix time>`. Never inside a log dir, where the broker
 /// would take it for a partition and refuse to start.
-pub fn backup_dir(asked: Option<&std::path::Path>, log_dirs: &[std::path::PathBuf]) -> anyhow::Result<std::path::PathBuf> {
+pub fn backup_dir(
+    asked: Option<&std::path::Path>,
+    log_dirs: &[std::path::PathBuf],
+) -> anyhow::Result<std::path::PathBuf> {
     let dir = match asked {
         Some(dir) => dir.to_path_buf(),
         None => {
-            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
             std::path::PathBuf::from(format!("kseg-backup-{now}"))
         }
     };
     let absolute = std::path::absolute(&dir)?;
     for log_dir in log_dirs {
-        if absolute.parent() == Some(std::path::absolute(log_dir)?.as_path()) || absolute.starts_with(std::path::absolute(log_dir)?) {
+        if absolute.parent() == Some(std::path::absolute(log_dir)?.as_path())
+            || absolute.starts_with(std::path::absolute(log_dir)?)
+        {
             anyhow::bail!(
                 "backup directory {} is inside log dir {}; Kafka would refuse to start with it there. Pass --backup-dir elsewhere",
                 absolute.display(),

@@ -9,11 +9,11 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use kseg::format::offset_index::OffsetIndex;
-use kseg::inspect::index_build::{build_indexes, IndexBuild};
-use kseg::inspect::index_compare::{compare, offset_index_consistent, IndexStatus};
-use kseg::logdir::target::{resolve, Target};
+use kseg::inspect::index_build::{IndexBuild, build_indexes};
+use kseg::inspect::index_compare::{IndexStatus, compare, offset_index_consistent};
+use kseg::logdir::target::{Target, resolve};
 use kseg::logdir::{CachePolicy, MappedFile, Segment};
-use kseg::repair::{ensure_unlocked, replace_file, Backup};
+use kseg::repair::{Backup, ensure_unlocked, replace_file};
 
 use crate::cli::RebuildIndexArgs;
 use crate::exit_code::ExitCode;
@@ -46,29 +46,56 @@ fn describe(status: &IndexStatus) -> String {
 
 fn check_segment(segment: &Segment, args: &RebuildIndexArgs) -> anyhow::Result<SegmentReport> {
     let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
-    let build = build_indexes(log.bytes(), segment.base_offset, args.index_interval_bytes, args.verify);
+    let build = build_indexes(
+        log.bytes(),
+        segment.base_offset,
+        args.index_interval_bytes,
+        args.verify,
+    );
     let index_bytes = build.offset_index_bytes(segment.base_offset);
     let time_bytes = build.time_index_bytes(segment.base_offset);
     let existing_index = std::fs::read(segment.offset_index_path()).ok();
     let existing_time = std::fs::read(segment.time_index_path()).ok();
     let mut index_status = compare(existing_index.as_deref(), &index_bytes, 8);
-    if let (IndexStatus::Differs { consistent_with_log, .. }, Some(existing)) = (&mut index_status, &existing_index) {
+    if let (
+        IndexStatus::Differs {
+            consistent_with_log,
+            ..
+        },
+        Some(existing),
+    ) = (&mut index_status, &existing_index)
+    {
         let index = OffsetIndex::new(existing, segment.base_offset);
-        *consistent_with_log = index.sanity_check().is_ok() && offset_index_consistent(&index, log.bytes());
+        *consistent_with_log =
+            index.sanity_check().is_ok() && offset_index_consistent(&index, log.bytes());
     }
     let mut time_status = compare(existing_time.as_deref(), &time_bytes, 12);
     if matches!(time_status, IndexStatus::Differs { .. }) {
         // A live active segment has not had its closing time entry yet.
-        let before_close = time_bytes.get(..time_bytes.len().saturating_sub(12)).unwrap_or_default();
-        if let status @ IndexStatus::Preallocated { .. } = compare(existing_time.as_deref(), before_close, 12) {
+        let before_close = time_bytes
+            .get(..time_bytes.len().saturating_sub(12))
+            .unwrap_or_default();
+        if let status @ IndexStatus::Preallocated { .. } =
+            compare(existing_time.as_deref(), before_close, 12)
+        {
             time_status = status;
         }
     }
     Ok(SegmentReport {
         log: segment.log_path(),
         files: [
-            FileReport { path: segment.offset_index_path(), status: index_status, entries: build.offset_entries.len(), bytes: index_bytes },
-            FileReport { path: segment.time_index_path(), status: time_status, entries: build.time_entries.len(), bytes: time_bytes },
+            FileReport {
+                path: segment.offset_index_path(),
+                status: index_status,
+                entries: build.offset_entries.len(),
+                bytes: index_bytes,
+            },
+            FileReport {
+                path: segment.time_index_path(),
+                status: time_status,
+                entries: build.time_entries.len(),
+                bytes: time_bytes,
+            },
         ],
         build,
     })
@@ -81,12 +108,18 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         targets.extend(resolve(path)?);
     }
     let segments: Vec<&Segment> = targets.iter().flat_map(Target::segments).collect();
-    let reports: Vec<anyhow::Result<SegmentReport>> = segments.par_iter().map(|s| check_segment(s, args)).collect();
+    let reports: Vec<anyhow::Result<SegmentReport>> = segments
+        .par_iter()
+        .map(|s| check_segment(s, args))
+        .collect();
     let writing = !args.check && !args.dry_run;
     let mut backup = None;
     if writing && !args.no_backup {
         let log_dirs: Vec<PathBuf> = targets.iter().map(Target::log_dir).collect();
-        backup = Some(Backup::create(&super::backup_dir(args.write.backup_dir.as_deref(), &log_dirs)?)?);
+        backup = Some(Backup::create(&super::backup_dir(
+            args.write.backup_dir.as_deref(),
+            &log_dirs,
+        )?)?);
     }
     if writing && !args.write.ignore_lock {
         for target in &targets {
@@ -109,9 +142,14 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
                 "kseg: {}: rebuild stops at byte {} ({}): {}",
                 report.log.display(),
                 stop.position(),
-                if args.verify { "recovery would truncate here" } else { "the rest is not batches" },
+                if args.verify {
+                    "recovery would truncate here"
+                } else {
+                    "the rest is not batches"
+                },
                 match stop {
-                    kseg::inspect::index_build::StopReason::Framing(e) | kseg::inspect::index_build::StopReason::Invalid(e) => e.kind.to_string(),
+                    kseg::inspect::index_build::StopReason::Framing(e)
+                    | kseg::inspect::index_build::StopReason::Invalid(e) => e.kind.to_string(),
                     other => format!("{other:?}"),
                 }
             );
@@ -123,13 +161,32 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
             } else {
                 unchanged += 1;
             }
-            let action = if write { "written" } else if file.status.needs_write() && !args.check { "would write" } else { "" };
+            let action = if write {
+                "written"
+            } else if file.status.needs_write() && !args.check {
+                "would write"
+            } else {
+                ""
+            };
             if args.json {
-                serde_json::to_writer(&mut out, &json!({"type": "index", "path": file.path.display().to_string(),
-                    "status": describe(&file.status), "ok": !file.status.needs_write(), "rebuiltEntries": file.entries, "action": action}))?;
+                serde_json::to_writer(
+                    &mut out,
+                    &json!({"type": "index", "path": file.path.display().to_string(),
+                    "status": describe(&file.status), "ok": !file.status.needs_write(), "rebuiltEntries": file.entries, "action": action}),
+                )?;
                 writeln!(out)?;
             } else {
-                writeln!(out, "{}: {}{}", file.path.display(), describe(&file.status), if action.is_empty() { String::new() } else { format!(" -> {action} ({} entries)", file.entries) })?;
+                writeln!(
+                    out,
+                    "{}: {}{}",
+                    file.path.display(),
+                    describe(&file.status),
+                    if action.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" -> {action} ({} entries)", file.entries)
+                    }
+                )?;
             }
             if write {
                 if let Some(b) = backup.as_mut() {
@@ -142,11 +199,22 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
     }
     if !args.json {
         let mut table = Table::new();
-        table.set_header(["segments", "indexes written", "unchanged", "needing a rebuild", "errors"]);
+        table.set_header([
+            "segments",
+            "indexes written",
+            "unchanged",
+            "needing a rebuild",
+            "errors",
+        ]);
         table.add_row([segments.len(), written, unchanged, differ, errors]);
         writeln!(out, "{table}")?;
         if let Some(b) = &backup {
-            writeln!(out, "backup of replaced files: {} (restore with `kseg recover --undo {}`)", b.dir().display(), b.dir().display())?;
+            writeln!(
+                out,
+                "backup of replaced files: {} (restore with `kseg recover --undo {}`)",
+                b.dir().display(),
+                b.dir().display()
+            )?;
         }
     }
     Ok(if errors > 0 {

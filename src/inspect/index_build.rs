@@ -4,8 +4,8 @@
 
 use crate::format::batches::{BatchIter, FileBatch};
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use crate::format::offset_index::{encode_offset_index, OffsetIndexEntry};
-use crate::format::time_index::{encode_time_index, TimeIndexEntry};
+use crate::format::offset_index::{OffsetIndexEntry, encode_offset_index};
+use crate::format::time_index::{TimeIndexEntry, encode_time_index};
 use crate::format::{FormatError, FormatErrorKind};
 
 /// Kafka's default `index.interval.bytes`.
@@ -44,7 +44,9 @@ impl StopReason {
     pub fn position(&self) -> u64 {
         match self {
             Self::Framing(e) | Self::Invalid(e) => e.offset,
-            Self::InvalidOffset { position, .. } | Self::OffsetOverflow { position, .. } => *position,
+            Self::InvalidOffset { position, .. } | Self::OffsetOverflow { position, .. } => {
+                *position
+            }
         }
     }
 
@@ -53,7 +55,10 @@ impl StopReason {
     pub fn is_silent(&self) -> bool {
         matches!(
             self,
-            Self::Framing(FormatError { kind: FormatErrorKind::BatchPastEnd { .. } | FormatErrorKind::TrailingBytes { .. }, .. })
+            Self::Framing(FormatError {
+                kind: FormatErrorKind::BatchPastEnd { .. } | FormatErrorKind::TrailingBytes { .. },
+                ..
+            })
         )
     }
 }
@@ -96,7 +101,12 @@ impl IndexBuild {
 /// Walks `log` as `LogSegment.recover` does. With `verify_crc` each batch
 /// must pass Kafka's `ensureValid`; without it only headers are read.
 pub fn build_indexes(log: &[u8], base_offset: i64, interval: u64, verify_crc: bool) -> IndexBuild {
-    let mut b = IndexBuild { next_offset: base_offset, max_timestamp: -1, offset_of_max_timestamp: -1, ..IndexBuild::default() };
+    let mut b = IndexBuild {
+        next_offset: base_offset,
+        max_timestamp: -1,
+        offset_of_max_timestamp: -1,
+        ..IndexBuild::default()
+    };
     let mut last_entry_position = 0u64;
     let mut scratch = Vec::new();
     for item in BatchIter::new(log, 0) {
@@ -107,14 +117,25 @@ pub fn build_indexes(log: &[u8], base_offset: i64, interval: u64, verify_crc: bo
                 break;
             }
         };
-        if let Err(reason) = step(&mut b, &batch, base_offset, interval, verify_crc, &mut last_entry_position, &mut scratch) {
+        if let Err(reason) = step(
+            &mut b,
+            &batch,
+            base_offset,
+            interval,
+            verify_crc,
+            &mut last_entry_position,
+            &mut scratch,
+        ) {
             b.stop = Some(reason);
             break;
         }
     }
     let last_time = b.time_entries.last().map_or(-1, |e| e.timestamp);
     if b.max_timestamp > last_time {
-        b.time_entries.push(TimeIndexEntry { timestamp: b.max_timestamp, offset: b.offset_of_max_timestamp });
+        b.time_entries.push(TimeIndexEntry {
+            timestamp: b.max_timestamp,
+            offset: b.offset_of_max_timestamp,
+        });
     }
     b
 }
@@ -131,23 +152,42 @@ fn step(
     if verify_crc {
         batch.ensure_valid().map_err(StopReason::Invalid)?;
     }
-    let s = batch.summary(scratch, DEFAULT_DECOMPRESS_LIMIT).map_err(StopReason::Invalid)?;
+    let s = batch
+        .summary(scratch, DEFAULT_DECOMPRESS_LIMIT)
+        .map_err(StopReason::Invalid)?;
     let relative = s.last_offset - base_offset;
     if !(0..=i64::from(i32::MAX)).contains(&relative) {
-        return Err(StopReason::OffsetOverflow { position: s.position, offset: s.last_offset });
+        return Err(StopReason::OffsetOverflow {
+            position: s.position,
+            offset: s.last_offset,
+        });
     }
     if s.max_timestamp > b.max_timestamp {
         b.max_timestamp = s.max_timestamp;
         b.offset_of_max_timestamp = s.last_offset;
     }
     if s.position - *last_entry_position > interval {
-        if let Some(prev) = b.offset_entries.last().filter(|e| e.offset >= s.last_offset) {
-            return Err(StopReason::InvalidOffset { position: s.position, offset: s.last_offset, previous: prev.offset });
+        if let Some(prev) = b
+            .offset_entries
+            .last()
+            .filter(|e| e.offset >= s.last_offset)
+        {
+            return Err(StopReason::InvalidOffset {
+                position: s.position,
+                offset: s.last_offset,
+                previous: prev.offset,
+            });
         }
-        b.offset_entries.push(OffsetIndexEntry { offset: s.last_offset, position: s.position as i64 });
+        b.offset_entries.push(OffsetIndexEntry {
+            offset: s.last_offset,
+            position: s.position as i64,
+        });
         let last_time = b.time_entries.last().map_or(-1, |e| e.timestamp);
         if b.max_timestamp > last_time {
-            b.time_entries.push(TimeIndexEntry { timestamp: b.max_timestamp, offset: b.offset_of_max_timestamp });
+            b.time_entries.push(TimeIndexEntry {
+                timestamp: b.max_timestamp,
+                offset: b.offset_of_max_timestamp,
+            });
         }
         *last_entry_position = s.position;
     }

@@ -1,7 +1,7 @@
 //! Compares an index file on disk with the one Kafka's recovery would build.
 
-use crate::format::offset_index::OffsetIndex;
 use crate::format::BatchIter;
+use crate::format::offset_index::OffsetIndex;
 
 /// How an existing index relates to its rebuild.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,15 +43,22 @@ impl IndexStatus {
 
 /// Compares `existing` (None when missing) with `rebuilt`.
 pub fn compare(existing: Option<&[u8]>, rebuilt: &[u8], entry_size: usize) -> IndexStatus {
-    let Some(existing) = existing else { return IndexStatus::Missing };
+    let Some(existing) = existing else {
+        return IndexStatus::Missing;
+    };
     if existing == rebuilt {
         return IndexStatus::Same;
     }
     if existing.is_empty() {
         return IndexStatus::EmptyButLogHasData;
     }
-    if existing.len() > rebuilt.len() && existing.starts_with(rebuilt) && existing[rebuilt.len()..].iter().all(|&b| b == 0) {
-        return IndexStatus::Preallocated { file_size: existing.len() as u64 };
+    if existing.len() > rebuilt.len()
+        && existing.starts_with(rebuilt)
+        && existing[rebuilt.len()..].iter().all(|&b| b == 0)
+    {
+        return IndexStatus::Preallocated {
+            file_size: existing.len() as u64,
+        };
     }
     let slot = existing
         .chunks(entry_size)

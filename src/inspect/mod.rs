@@ -4,3 +4,4 @@
 pub mod index_build;
 pub mod index_check;
 pub mod index_compare;
+pub mod locate;

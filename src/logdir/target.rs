@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::LogDirError;
-use super::file_name::{classify, parse_base_offset, FileKind};
+use super::file_name::{FileKind, classify, parse_base_offset};
 use super::log_dir::LogDir;
 use super::partition::Partition;
 
@@ -20,34 +20,68 @@ pub struct Target {
 impl Target {
     /// The log dir holding the partition (its parent directory).
     pub fn log_dir(&self) -> PathBuf {
-        self.partition.dir.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        self.partition
+            .dir
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
     }
 
     /// The segments selected.
     pub fn segments(&self) -> impl Iterator<Item = &super::segment::Segment> {
-        self.partition.segments.iter().filter(move |s| self.only_segment.is_none_or(|b| b == s.base_offset))
+        self.partition
+            .segments
+            .iter()
+            .filter(move |s| self.only_segment.is_none_or(|b| b == s.base_offset))
     }
 }
 
 /// Resolves PATH into targets.
 pub fn resolve(path: &Path) -> Result<Vec<Target>, LogDirError> {
     if path.is_file() {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         if classify(&name) != FileKind::Log {
-            return Err(LogDirError::not_understood(path, "expected a .log segment, a partition directory or a log dir"));
+            return Err(LogDirError::not_understood(
+                path,
+                "expected a .log segment, a partition directory or a log dir",
+            ));
         }
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        return Ok(vec![Target { partition: Partition::open(dir)?, only_segment: parse_base_offset(&name) }]);
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        return Ok(vec![Target {
+            partition: Partition::open(dir)?,
+            only_segment: parse_base_offset(&name),
+        }]);
     }
     if !path.is_dir() {
-        return Err(LogDirError::io(path, std::io::Error::from(std::io::ErrorKind::NotFound)));
+        return Err(LogDirError::io(
+            path,
+            std::io::Error::from(std::io::ErrorKind::NotFound),
+        ));
     }
     if Partition::looks_like(path) {
-        return Ok(vec![Target { partition: Partition::open(path)?, only_segment: None }]);
+        return Ok(vec![Target {
+            partition: Partition::open(path)?,
+            only_segment: None,
+        }]);
     }
     if LogDir::looks_like(path) {
         let log_dir = LogDir::open(path)?;
-        return Ok(log_dir.partitions.into_iter().map(|partition| Target { partition, only_segment: None }).collect());
+        return Ok(log_dir
+            .partitions
+            .into_iter()
+            .map(|partition| Target {
+                partition,
+                only_segment: None,
+            })
+            .collect());
     }
-    Err(LogDirError::not_understood(path, "no .log segments here or in its subdirectories"))
+    Err(LogDirError::not_understood(
+        path,
+        "no .log segments here or in its subdirectories",
+    ))
 }

@@ -23,7 +23,11 @@ impl Backup {
         fs::create_dir_all(dir.parent().unwrap_or(Path::new(".")))?;
         fs::create_dir(dir)?;
         let manifest = File::create(dir.join(MANIFEST))?;
-        Ok(Self { dir: dir.to_path_buf(), manifest, count: 0 })
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            manifest,
+            count: 0,
+        })
     }
 
     /// The backup directory.
@@ -55,7 +59,9 @@ pub fn restore(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let manifest = fs::read_to_string(dir.join(MANIFEST))?;
     let mut restored = Vec::new();
     for line in manifest.lines().rev() {
-        let Some((copy, original)) = line.split_once('\t') else { continue };
+        let Some((copy, original)) = line.split_once('\t') else {
+            continue;
+        };
         let original = PathBuf::from(original);
         if copy == "absent" {
             if original.exists() {

@@ -22,7 +22,10 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 /// Replaces `target` with `bytes`: temp file beside it, fsync, rename, fsync dir.
 pub fn replace_file(target: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = target.parent().unwrap_or(Path::new("."));
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.kseg-tmp"));
     {
         let mut file = File::create(&tmp)?;

@@ -34,15 +34,22 @@ fn rebuilt_indexes_of_closed_segments_are_byte_identical_to_kafkas() {
             for (i, seg) in segments.iter().enumerate() {
                 let base = seg["baseOffset"].as_i64().unwrap();
                 let (index, timeindex) = rebuild(&p.dir, base, interval);
-                let on_disk = std::fs::read(p.dir.join(seg["index"]["file"].as_str().unwrap())).unwrap();
-                let on_disk_time = std::fs::read(p.dir.join(seg["timeindex"]["file"].as_str().unwrap())).unwrap();
+                let on_disk =
+                    std::fs::read(p.dir.join(seg["index"]["file"].as_str().unwrap())).unwrap();
+                let on_disk_time =
+                    std::fs::read(p.dir.join(seg["timeindex"]["file"].as_str().unwrap())).unwrap();
                 if i + 1 < segments.len() {
                     assert_eq!(index, on_disk, "{}: {base}.index", p.label);
                     assert_eq!(timeindex, on_disk_time, "{}: {base}.timeindex", p.label);
                 } else {
                     // The active segment: Kafka adds the final time entry only at close.
                     let live = seg["index"]["entries"].as_array().unwrap().len();
-                    assert_eq!(index, trimmed(&on_disk, 8, live), "{}: active {base}.index", p.label);
+                    assert_eq!(
+                        index,
+                        trimmed(&on_disk, 8, live),
+                        "{}: active {base}.index",
+                        p.label
+                    );
                 }
                 compared += 1;
             }
@@ -63,10 +70,23 @@ fn rebuilds_match_what_kafka_recovery_wrote_after_damage() {
             }
             for entry in std::fs::read_dir(&dir).unwrap() {
                 let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-                let Some(base) = name.strip_suffix(".log").map(|b| b.parse::<i64>().unwrap()) else { continue };
+                let Some(base) = name.strip_suffix(".log").map(|b| b.parse::<i64>().unwrap())
+                else {
+                    continue;
+                };
                 let (index, timeindex) = rebuild(&dir, base, interval);
-                assert_eq!(index, std::fs::read(dir.join(format!("{base:020}.index"))).unwrap(), "{}: {name}", case.name);
-                assert_eq!(timeindex, std::fs::read(dir.join(format!("{base:020}.timeindex"))).unwrap(), "{}: {name}", case.name);
+                assert_eq!(
+                    index,
+                    std::fs::read(dir.join(format!("{base:020}.index"))).unwrap(),
+                    "{}: {name}",
+                    case.name
+                );
+                assert_eq!(
+                    timeindex,
+                    std::fs::read(dir.join(format!("{base:020}.timeindex"))).unwrap(),
+                    "{}: {name}",
+                    case.name
+                );
                 compared += 1;
             }
         }

@@ -3,5 +3,6 @@
 mod corpus;
 mod corpus_dump;
 mod corpus_index;
+mod corpus_locate;
 mod dump;
 mod util;

@@ -1,0 +1,335 @@
+//! Kafka's read path, step by step: the floor segment, the offset-index
+//! binary search, the batch-header scan; and the `offsetsForTimes` path by
+//! timestamp. Every step keeps the numbers it used.
+
+use serde::Serialize;
+
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::format::offset_index::OffsetIndex;
+use crate::format::time_index::TimeIndex;
+use crate::format::{BatchIter, BatchSummary};
+use crate::logdir::Segment;
+
+/// A batch as the scan saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchRef {
+    /// First offset.
+    pub base_offset: i64,
+    /// Last offset.
+    pub last_offset: i64,
+    /// Byte position in the segment.
+    pub position: u64,
+    /// Size in bytes.
+    pub size_in_bytes: u64,
+    /// Max timestamp in the header.
+    pub max_timestamp: i64,
+    /// Leader epoch in the header (-1 for legacy).
+    pub partition_leader_epoch: i32,
+}
+
+impl From<&BatchSummary> for BatchRef {
+    fn from(s: &BatchSummary) -> Self {
+        Self {
+            base_offset: s.base_offset,
+            last_offset: s.last_offset,
+            position: s.position,
+            size_in_bytes: s.size,
+            max_timestamp: s.max_timestamp,
+            partition_leader_epoch: s.partition_leader_epoch,
+        }
+    }
+}
+
+/// The index step of a lookup.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexStep {
+    /// Real entries in the index (a preallocated tail not counted).
+    pub entries: usize,
+    /// Slots read by the binary search, in order.
+    pub probes: Vec<usize>,
+    /// Whether the warm tail section was searched.
+    pub warm_section: bool,
+    /// The floor entry's key (offset or timestamp).
+    pub floor_key: i64,
+    /// The floor entry's offset.
+    pub floor_offset: i64,
+    /// The floor entry's position (offset index only).
+    pub floor_position: i64,
+    /// Bytes of index read.
+    pub bytes_read: u64,
+    /// Set when the index could not be used (missing, wrong size).
+    pub problem: Option<String>,
+}
+
+/// The batch-header scan of a segment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanStep {
+    /// Segment base offset.
+    pub segment: i64,
+    /// Position the scan started at.
+    pub start_position: u64,
+    /// Batches visited.
+    pub visited: Vec<BatchRef>,
+    /// The batch that answers, if any.
+    pub found: Option<BatchRef>,
+    /// Bytes of log read (batch headers and, for timestamps, the found batch).
+    pub bytes_read: u64,
+    /// A framing error that stopped the scan.
+    pub error: Option<String>,
+}
+
+/// Which entries of an index a lookup searches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EntryCount {
+    /// The real entries: what a running broker (or one that recovered the
+    /// segment) searches.
+    #[default]
+    Live,
+    /// File length / entry size, a preallocated zero tail included: what
+    /// `LogSegment.open` on the files as they are would search.
+    AsOpened,
+}
+
+/// Loads a segment's offset index and runs the floor search.
+fn offset_index_step(segment: &Segment, target: i64, count: EntryCount) -> IndexStep {
+    let bytes = std::fs::read(segment.offset_index_path());
+    let mut step = IndexStep {
+        entries: 0,
+        probes: Vec::new(),
+        warm_section: false,
+        floor_key: segment.base_offset,
+        floor_offset: segment.base_offset,
+        floor_position: 0,
+        bytes_read: 0,
+        problem: None,
+    };
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(e) => {
+            step.problem = Some(format!(
+                "cannot read the offset index ({e}); scanning the segment from position 0"
+            ));
+            return step;
+        }
+    };
+    let index = OffsetIndex::new(&bytes, segment.base_offset);
+    if let Err(e) = index.sanity_check() {
+        step.problem = Some(format!(
+            "{}; scanning the segment from position 0",
+            e.kafka_message(&segment.offset_index_path().display().to_string())
+        ));
+        return step;
+    }
+    step.entries = match count {
+        EntryCount::Live => index.live_entries(),
+        EntryCount::AsOpened => index.kafka_entries(),
+    };
+    let (entry, trace) = index.lookup(target, step.entries);
+    step.bytes_read = (trace.probes.len() * 8) as u64;
+    step.probes = trace.probes;
+    step.warm_section = trace.warm;
+    step.floor_key = entry.offset;
+    step.floor_offset = entry.offset;
+    step.floor_position = entry.position;
+    step
+}
+
+/// Scans batch headers from `start` for the first batch matching `done`.
+fn scan(
+    log: &[u8],
+    segment: i64,
+    start: u64,
+    mut done: impl FnMut(&BatchSummary) -> bool,
+) -> ScanStep {
+    let mut step = ScanStep {
+        segment,
+        start_position: start,
+        ..ScanStep::default()
+    };
+    let mut scratch = Vec::new();
+    for item in BatchIter::new(log, start) {
+        match item.and_then(|b| b.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT)) {
+            Ok(s) => {
+                step.bytes_read += 17;
+                step.visited.push(BatchRef::from(&s));
+                if done(&s) {
+                    step.found = Some(BatchRef::from(&s));
+                    break;
+                }
+            }
+            Err(e) => {
+                if !matches!(e.kind, crate::format::FormatErrorKind::TrailingBytes { .. }) {
+                    step.error = Some(e.to_string());
+                }
+                break;
+            }
+        }
+    }
+    step
+}
+
+/// A lookup by offset within one segment: index floor, then the scan for
+/// the first batch whose last offset is >= `target`.
+pub fn locate_in_segment(
+    segment: &Segment,
+    log: &[u8],
+    target: i64,
+    count: EntryCount,
+) -> (IndexStep, ScanStep) {
+    let index = offset_index_step(segment, target, count);
+    let start = index.floor_position.max(0) as u64;
+    let scan = scan(log, segment.base_offset, start, |s| s.last_offset >= target);
+    (index, scan)
+}
+
+/// The first batch of `log` (from position 0) whose last offset is >= `target`:
+/// what a fetch gets when the floor segment holds nothing at or above it.
+pub fn scan_next_segment(segment: &Segment, log: &[u8], target: i64) -> ScanStep {
+    scan(log, segment.base_offset, 0, |s| s.last_offset >= target)
+}
+
+/// The time-index step: the floor entry for `target` ((-1, base) when none).
+pub fn time_index_step(segment: &Segment, target: i64, count: EntryCount) -> IndexStep {
+    let mut step = IndexStep {
+        entries: 0,
+        probes: Vec::new(),
+        warm_section: false,
+        floor_key: -1,
+        floor_offset: segment.base_offset,
+        floor_position: -1,
+        bytes_read: 0,
+        problem: None,
+    };
+    let Ok(bytes) = std::fs::read(segment.time_index_path()) else {
+        step.problem =
+            Some("the time index is missing; starting from the segment's base offset".into());
+        return step;
+    };
+    let index = TimeIndex::new(&bytes, segment.base_offset);
+    step.entries = match count {
+        EntryCount::Live => index.live_entries(),
+        EntryCount::AsOpened => index.kafka_entries(),
+    };
+    let (entry, trace) = index.lookup(target, step.entries);
+    step.bytes_read = (trace.probes.len() * 12) as u64;
+    step.probes = trace.probes;
+    step.warm_section = trace.warm;
+    step.floor_key = entry.timestamp;
+    step.floor_offset = entry.offset;
+    step
+}
+
+/// The record a timestamp lookup answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimestampAnswer {
+    /// The record's timestamp.
+    pub timestamp: i64,
+    /// Its offset.
+    pub offset: i64,
+    /// The batch's leader epoch (None for legacy batches).
+    pub leader_epoch: Option<i32>,
+}
+
+/// `LogSegment.findOffsetByTimestamp`: time-index floor, offset-index floor,
+/// scan for the first batch with max timestamp >= `target`, then its first
+/// record with timestamp >= `target` and offset >= `starting_offset`.
+pub fn find_by_timestamp(
+    segment: &Segment,
+    log: &[u8],
+    target: i64,
+    starting_offset: i64,
+    count: EntryCount,
+) -> (IndexStep, IndexStep, ScanStep, Option<TimestampAnswer>) {
+    let time = time_index_step(segment, target, count);
+    let offset = offset_index_step(segment, time.floor_offset.max(starting_offset), count);
+    let mut answer = None;
+    let mut scratch = Vec::new();
+    let mut bytes_read = 0;
+    let scan = scan(
+        log,
+        segment.base_offset,
+        offset.floor_position.max(0) as u64,
+        |s| {
+            if s.max_timestamp < target {
+                return false;
+            }
+            let Some(Ok(batch)) = BatchIter::new(log, s.position).next() else {
+                return false;
+            };
+            bytes_read += batch.size();
+            let decoded = batch.records(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
+            answer = decoded
+                .records
+                .iter()
+                .find(|r| r.timestamp >= target && r.offset >= starting_offset)
+                .map(|r| TimestampAnswer {
+                    timestamp: r.timestamp,
+                    offset: r.offset,
+                    leader_epoch: (s.partition_leader_epoch >= 0 && !batch.is_legacy())
+                        .then_some(s.partition_leader_epoch),
+                });
+            answer.is_some()
+        },
+    );
+    let scan = ScanStep {
+        bytes_read: scan.bytes_read + bytes_read,
+        ..scan
+    };
+    (time, offset, scan, answer)
+}
+
+/// The largest timestamp Kafka holds for a segment: for a closed segment
+/// the last time-index entry (the `.log` mtime when the time index is
+/// empty); for the active one the largest batch max timestamp.
+pub fn largest_timestamp(segment: &Segment, log: &[u8], active: bool, count: EntryCount) -> i64 {
+    let from_index = std::fs::read(segment.time_index_path()).ok().and_then(|bytes| {
+        let index = TimeIndex::new(&bytes, segment.base_offset);
+        match count {
+            EntryCount::Live => index.last_entry(),
+            EntryCount::AsOpened => index.kafka_entries().checked_sub(1).and_then(|i| index.entry(i)),
+        }
+        .map(|e| e.timestamp)
+    });
+    if count == EntryCount::AsOpened {
+        return from_index.filter(|&t| t >= 0).unwrap_or_else(|| log_mtime_ms(segment));
+    }
+    let from_batches = || {
+        let mut scratch = Vec::new();
+        BatchIter::new(log, 0)
+            .map_while(Result::ok)
+            .filter_map(|b| b.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT).ok())
+            .map(|s| s.max_timestamp)
+            .max()
+    };
+    let found = if active {
+        from_batches().max(from_index)
+    } else {
+        from_index
+    };
+    found
+        .filter(|&t| t >= 0)
+        .unwrap_or_else(|| log_mtime_ms(segment))
+}
+
+/// The `.log` file's modification time in epoch ms (0 when unknown).
+pub fn log_mtime_ms(segment: &Segment) -> i64 {
+    std::fs::metadata(segment.log_path())
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The offset after the last whole batch of a segment (its base offset when empty).
+pub fn next_offset(segment: &Segment, log: &[u8]) -> i64 {
+    let mut scratch = Vec::new();
+    BatchIter::new(log, 0)
+        .map_while(Result::ok)
+        .filter_map(|b| b.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT).ok())
+        .last()
+        .map_or(segment.base_offset, |s| s.last_offset + 1)
+}
