@@ -22,6 +22,8 @@ pub enum Command {
     Locate(LocateArgs),
     /// Rebuild missing or corrupt .index/.timeindex files as Kafka would
     RebuildIndex(RebuildIndexArgs),
+    /// Put back every file a writing command replaced, from its backup directory
+    Restore(RestoreArgs),
     /// Generate completions, man pages or the bundled test data
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -185,4 +187,11 @@ pub struct LocateArgs {
     /// Print the whole trace as one JSON object
     #[arg(long)]
     pub json: bool,
+}
+
+/// Arguments of `kseg restore`.
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The backup directory a writing command printed
+    pub backup: PathBuf,
 }

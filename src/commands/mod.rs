@@ -15,6 +15,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Dump(args) => dump::run(&args),
         Command::Locate(args) => locate::run(&args),
         Command::RebuildIndex(args) => rebuild_index::run(&args),
+        Command::Restore(args) => {
+            for path in kseg::repair::backup::restore(&args.backup)? {
+                println!("restored {}", path.display());
+            }
+            Ok(ExitCode::Ok)
+        }
         Command::Generate(args) => generate::run(&args),
     }
 }

@@ -211,7 +211,7 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         if let Some(b) = &backup {
             writeln!(
                 out,
-                "backup of replaced files: {} (restore with `kseg recover --undo {}`)",
+                "backup of replaced files: {} (undo with `kseg restore {}`)",
                 b.dir().display(),
                 b.dir().display()
             )?;

@@ -121,6 +121,7 @@ pub fn encode_leader_epoch_checkpoint(entries: &[LeaderEpochEntry]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 mod tests {
     use super::*;
 

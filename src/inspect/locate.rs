@@ -286,16 +286,23 @@ pub fn find_by_timestamp(
 /// the last time-index entry (the `.log` mtime when the time index is
 /// empty); for the active one the largest batch max timestamp.
 pub fn largest_timestamp(segment: &Segment, log: &[u8], active: bool, count: EntryCount) -> i64 {
-    let from_index = std::fs::read(segment.time_index_path()).ok().and_then(|bytes| {
-        let index = TimeIndex::new(&bytes, segment.base_offset);
-        match count {
-            EntryCount::Live => index.last_entry(),
-            EntryCount::AsOpened => index.kafka_entries().checked_sub(1).and_then(|i| index.entry(i)),
-        }
-        .map(|e| e.timestamp)
-    });
+    let from_index = std::fs::read(segment.time_index_path())
+        .ok()
+        .and_then(|bytes| {
+            let index = TimeIndex::new(&bytes, segment.base_offset);
+            match count {
+                EntryCount::Live => index.last_entry(),
+                EntryCount::AsOpened => index
+                    .kafka_entries()
+                    .checked_sub(1)
+                    .and_then(|i| index.entry(i)),
+            }
+            .map(|e| e.timestamp)
+        });
     if count == EntryCount::AsOpened {
-        return from_index.filter(|&t| t >= 0).unwrap_or_else(|| log_mtime_ms(segment));
+        return from_index
+            .filter(|&t| t >= 0)
+            .unwrap_or_else(|| log_mtime_ms(segment));
     }
     let from_batches = || {
         let mut scratch = Vec::new();

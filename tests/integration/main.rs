@@ -5,4 +5,6 @@ mod corpus_dump;
 mod corpus_index;
 mod corpus_locate;
 mod dump;
+mod generated;
+mod rebuild_index;
 mod util;

@@ -1,0 +1,76 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_kseg_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_kseg_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_kseg_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_kseg_using_subcommand
+    set -l cmd (__fish_kseg_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c kseg -n "__fish_kseg_needs_command" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_needs_command" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "dump" -d 'Print the contents of Kafka data files, as kafka-dump-log.sh does'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "locate" -d 'Trace Kafka\'s lookup of an offset or a timestamp, step by step'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "rebuild-index" -d 'Rebuild missing or corrupt .index/.timeindex files as Kafka would'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l files -d 'Comma-separated files (kafka-dump-log\'s form)' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l encoding -d 'How keys, values and header values are printed' -r -f -a "utf8\t'UTF-8 text, falling back to hex for bytes that are not valid UTF-8'
+hex\t'Lower-case hex'
+base64\t'Base64'"
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l max-bytes -d 'Only dump whole batches within the first N bytes of a .log' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l max-message-size -d 'Accepted for compatibility with kafka-dump-log; has no effect' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l max-decompressed-bytes -d 'Largest decompressed batch kseg will hold in memory, in bytes' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l deep-iteration -l deep -d 'Print one line per record'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l print-data-log -d 'Print keys, values and header values (implies --deep-iteration)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l skip-record-metadata -d 'Leave out record metadata, keep key and payload'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l json -d 'Newline-delimited JSON, one object per batch, record or entry'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l verify-index-only -d 'Check index entries against the .log without printing them'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l index-sanity-check -d 'Run Kafka\'s index sanity check without printing entries'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l keep-cache -d 'Leave pages kseg reads in the page cache'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand locate" -l offset -d 'Offset to find' -r
+complete -c kseg -n "__fish_kseg_using_subcommand locate" -l timestamp -d 'Timestamp to find: epoch ms, RFC 3339 (2024-05-01T12:00:00Z) or an age like 1h, 30m, 2d' -r
+complete -c kseg -n "__fish_kseg_using_subcommand locate" -l log-start-offset -d 'The log start offset [default: log-start-offset-checkpoint, else the first segment\'s base offset]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand locate" -l deep -d 'Also decode and print the record found'
+complete -c kseg -n "__fish_kseg_using_subcommand locate" -l as-opened -d 'Search indexes as a broker opening these files without recovery would: every slot, a preallocated zero tail included (default: the real entries, as a running broker or one that recovered them)'
+complete -c kseg -n "__fish_kseg_using_subcommand locate" -l json -d 'Print the whole trace as one JSON object'
+complete -c kseg -n "__fish_kseg_using_subcommand locate" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand locate" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l index-interval-bytes -d 'The topic\'s index.interval.bytes' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l backup-dir -d 'Where copies of replaced files go [default: ./kseg-backup-<unix time>]' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l check -d 'Compare existing indexes with the rebuild and write nothing (exit 1 if any differ)'
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l dry-run -d 'Print what would be written, write nothing'
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l force -d 'Rewrite every index, not only missing, corrupt or different ones'
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l verify -d 'Check each batch\'s CRC; stop a segment\'s rebuild at the first bad batch, as recovery does'
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l no-backup -d 'Do not keep copies of replaced files'
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l json -d 'Output as newline-delimited JSON'
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l ignore-lock -d 'Write even if a process holds the log dir\'s .lock (dangerous)'
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand generate" -l out-dir -d 'Directory to write into' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kseg -n "__fish_kseg_using_subcommand generate" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index generate help" -f -a "dump" -d 'Print the contents of Kafka data files, as kafka-dump-log.sh does'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index generate help" -f -a "locate" -d 'Trace Kafka\'s lookup of an offset or a timestamp, step by step'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index generate help" -f -a "rebuild-index" -d 'Rebuild missing or corrupt .index/.timeindex files as Kafka would'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index generate help" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,60 @@
+//! Checked-in generated files (completions, man pages, testdata) must match
+//! what the current binary generates. Regenerate with
+//! `KSEG_UPDATE_GOLDEN=1 cargo test --test integration generated`.
+
+use std::path::Path;
+
+use super::util::{kseg, repo};
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn check(what: &str, checked_in: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = kseg(["generate", what, "--out-dir", tmp.path().to_str().unwrap()]);
+    assert!(out.status.success());
+    let (fresh_dir, target) = match what {
+        "testdata" => (
+            tmp.path().join("orders-0"),
+            repo().join(checked_in).join("orders-0"),
+        ),
+        _ => (tmp.path().to_path_buf(), repo().join(checked_in)),
+    };
+    if std::env::var_os("KSEG_UPDATE_GOLDEN").is_some() {
+        let _ = std::fs::remove_dir_all(&target);
+        super::util::copy_dir(&fresh_dir, &target);
+        return;
+    }
+    assert!(
+        files(&fresh_dir) == files(&target),
+        "{checked_in}/ is stale; rerun with KSEG_UPDATE_GOLDEN=1"
+    );
+}
+
+#[test]
+fn completions_are_up_to_date() {
+    check("completions", "completions");
+}
+
+#[test]
+fn man_pages_are_up_to_date() {
+    check("man", "man");
+}
+
+#[test]
+fn testdata_is_what_the_fixture_writer_writes() {
+    check("testdata", "testdata");
+}

@@ -1,0 +1,110 @@
+//! `kseg rebuild-index` writing: byte-identical output, backups, restore,
+//! the broker lock and `--check` exit codes.
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+
+use super::corpus::root;
+use super::util::{copy_dir, kseg, stderr};
+
+fn damaged_copy(case: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logdir").join("events-0");
+    copy_dir(&root().join(case).join("events-0"), &dir);
+    (tmp, dir)
+}
+
+#[test]
+fn rewrites_a_deleted_index_byte_for_byte_and_restores_the_original() {
+    let (tmp, dir) = damaged_copy("unclean-index-deleted");
+    let index = dir.join("00000000000000000089.index");
+    let check = kseg([
+        "rebuild-index",
+        "--check",
+        "--index-interval-bytes",
+        "1024",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(check.status.code(), Some(1), "a missing index is a finding");
+    let backup = tmp.path().join("backup");
+    let out = kseg([
+        "rebuild-index",
+        "--index-interval-bytes",
+        "1024",
+        "--backup-dir",
+        backup.to_str().unwrap(),
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let kafka = std::fs::read(
+        root()
+            .join("unclean-index-deleted/after-kafka-recovery/events-0/00000000000000000089.index"),
+    )
+    .unwrap();
+    assert_eq!(std::fs::read(&index).unwrap(), kafka);
+    let again = kseg([
+        "rebuild-index",
+        "--check",
+        "--index-interval-bytes",
+        "1024",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        super::util::stdout(&again)
+    );
+    let restored = kseg(["restore", backup.to_str().unwrap()]);
+    assert!(restored.status.success(), "{}", stderr(&restored));
+    assert!(
+        !index.exists(),
+        "restore removes a file that did not exist before"
+    );
+}
+
+#[test]
+fn refuses_to_write_while_the_log_dir_is_locked() {
+    let (tmp, dir) = damaged_copy("unclean-index-garbage");
+    let lock = File::create(tmp.path().join("logdir/.lock")).unwrap();
+    // SAFETY: flock on an open descriptor, as a broker holds it.
+    assert_eq!(
+        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let before = std::fs::read(dir.join("00000000000000000089.index")).unwrap();
+    let backup = tmp.path().join("backup");
+    let out = kseg([
+        "rebuild-index",
+        "--index-interval-bytes",
+        "1024",
+        "--backup-dir",
+        backup.to_str().unwrap(),
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("locked by a running process"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read(dir.join("00000000000000000089.index")).unwrap(),
+        before
+    );
+    assert!(!backup.exists(), "nothing is written, not even a backup");
+}
+
+#[test]
+fn refuses_a_backup_dir_inside_the_log_dir() {
+    let (tmp, dir) = damaged_copy("unclean-index-garbage");
+    let backup = tmp.path().join("logdir/kseg-backup");
+    let out = kseg([
+        "rebuild-index",
+        "--backup-dir",
+        backup.to_str().unwrap(),
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!backup.exists());
+}
