@@ -1,6 +1,6 @@
 //! kseg: offline inspection and repair of Apache Kafka's on-disk logs.
 //!
-//! Layers, each using only the ones below it: [`format`] (bytes to values),
+//! Layers, each using only the ones below it: [`mod@format`] (bytes to values),
 //! [`logdir`] (files, segments, partitions), [`inspect`] (Kafka's decisions
 //! computed, never applied), [`repair`] (the only code that writes into a
 //! partition directory), [`render`] (text and JSON output), and [`fixture`]
