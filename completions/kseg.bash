@@ -31,6 +31,9 @@ _kseg() {
             kseg,rebuild-index)
                 cmd="kseg__subcmd__rebuild__subcmd__index"
                 ;;
+            kseg,restore)
+                cmd="kseg__subcmd__restore"
+                ;;
             kseg__subcmd__help,dump)
                 cmd="kseg__subcmd__help__subcmd__dump"
                 ;;
@@ -46,6 +49,9 @@ _kseg() {
             kseg__subcmd__help,rebuild-index)
                 cmd="kseg__subcmd__help__subcmd__rebuild__subcmd__index"
                 ;;
+            kseg__subcmd__help,restore)
+                cmd="kseg__subcmd__help__subcmd__restore"
+                ;;
             *)
                 ;;
         esac
@@ -53,7 +59,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump locate rebuild-index generate help"
+            opts="-h -V --help --version dump locate rebuild-index restore generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -119,7 +125,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump locate rebuild-index generate help"
+            opts="dump locate rebuild-index restore generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -202,6 +208,20 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__help__subcmd__restore)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__locate)
             opts="-h -V --offset --timestamp --log-start-offset --deep --as-opened --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -243,6 +263,20 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__restore)
+            opts="-h -V --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

@@ -113,6 +113,11 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         .map(|s| check_segment(s, args))
         .collect();
     let writing = !args.check && !args.dry_run;
+    if writing && !args.write.ignore_lock {
+        for target in &targets {
+            ensure_unlocked(&target.log_dir())?;
+        }
+    }
     let mut backup = None;
     if writing && !args.no_backup {
         let log_dirs: Vec<PathBuf> = targets.iter().map(Target::log_dir).collect();
@@ -120,11 +125,6 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
             args.write.backup_dir.as_deref(),
             &log_dirs,
         )?)?);
-    }
-    if writing && !args.write.ignore_lock {
-        for target in &targets {
-            ensure_unlocked(&target.log_dir())?;
-        }
     }
     let mut out = std::io::stdout().lock();
     let (mut written, mut unchanged, mut errors, mut differ) = (0, 0, 0, 0);
