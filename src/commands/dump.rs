@@ -223,24 +223,17 @@ fn dump_offset_index(
 ) -> anyhow::Result<ExitCode> {
     let bytes = read_small(path, INDEX_READ_LIMIT)?;
     let index = OffsetIndex::new(&bytes, base);
-    let mut code = ExitCode::Ok;
     if index.kafka_entries() == 0 {
         printer.note("empty", &format!("{} is empty.", path.display()))?;
-        return Ok(code);
+        return Ok(ExitCode::Ok);
     }
-    if args.index_sanity_check {
-        return sanity_result(
-            printer,
-            path,
-            index
-                .sanity_check()
-                .map_err(|e| e.kafka_message(&absolute(path))),
-        );
-    }
-    if let Some(err) = index.size_error() {
-        eprintln!("kseg: {}: {err}", path.display());
-        code = ExitCode::Findings;
-    }
+    let sanity = index
+        .sanity_check()
+        .map_err(|e| e.kafka_message(&absolute(path)));
+    let mut code = match index_preamble(printer, path, args, sanity, index.size_error())? {
+        Ok(code) => code,
+        Err(done) => return Ok(done),
+    };
     if !args.verify_index_only {
         for (slot, entry) in index.entries().enumerate() {
             printer.index_entry(&entry, slot)?;
@@ -261,6 +254,26 @@ fn dump_offset_index(
         }
     }
     Ok(code)
+}
+
+/// What both index dumps do first: with `--index-sanity-check`, Kafka's
+/// check and nothing else (`Err` ends this file's dump); otherwise a warning
+/// when the size is not a whole number of entries.
+fn index_preamble(
+    printer: &mut Printer<'_>,
+    path: &Path,
+    args: &DumpArgs,
+    sanity: Result<(), String>,
+    size_error: Option<kseg::format::FormatError>,
+) -> anyhow::Result<Result<ExitCode, ExitCode>> {
+    if args.index_sanity_check {
+        return Ok(Err(sanity_result(printer, path, sanity)?));
+    }
+    if let Some(err) = size_error {
+        eprintln!("kseg: {}: {err}", path.display());
+        return Ok(Ok(ExitCode::Findings));
+    }
+    Ok(Ok(ExitCode::Ok))
 }
 
 fn sanity_result(
@@ -291,20 +304,13 @@ fn dump_time_index(
 ) -> anyhow::Result<ExitCode> {
     let bytes = read_small(path, INDEX_READ_LIMIT)?;
     let index = TimeIndex::new(&bytes, base);
-    let mut code = ExitCode::Ok;
-    if args.index_sanity_check {
-        return sanity_result(
-            printer,
-            path,
-            index
-                .sanity_check()
-                .map_err(|e| e.kafka_message(&absolute(path))),
-        );
-    }
-    if let Some(err) = index.size_error() {
-        eprintln!("kseg: {}: {err}", path.display());
-        code = ExitCode::Findings;
-    }
+    let sanity = index
+        .sanity_check()
+        .map_err(|e| e.kafka_message(&absolute(path)));
+    let code = match index_preamble(printer, path, args, sanity, index.size_error())? {
+        Ok(code) => code,
+        Err(done) => return Ok(done),
+    };
     if !args.verify_index_only {
         for (slot, entry) in index.entries().enumerate() {
             printer.time_index_entry(&entry, slot)?;

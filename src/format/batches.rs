@@ -114,6 +114,42 @@ impl<'a> Iterator for BatchIter<'a> {
     }
 }
 
+/// Walks batches like [`BatchIter`] and pairs each with its summary; it
+/// owns the scratch buffer that compressed legacy wrappers need.
+#[derive(Debug)]
+pub struct SummaryIter<'a> {
+    batches: BatchIter<'a>,
+    scratch: Vec<u8>,
+    limit: usize,
+}
+
+impl<'a> SummaryIter<'a> {
+    /// Walks `data` from byte `start`; `limit` caps any decompression.
+    pub fn new(data: &'a [u8], start: u64, limit: usize) -> Self {
+        Self {
+            batches: BatchIter::new(data, start),
+            scratch: Vec::new(),
+            limit,
+        }
+    }
+}
+
+impl<'a> Iterator for SummaryIter<'a> {
+    type Item = Result<(FileBatch<'a>, BatchSummary), FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let batch = match self.batches.next()? {
+            Ok(batch) => batch,
+            Err(err) => return Some(Err(err)),
+        };
+        Some(
+            batch
+                .summary(&mut self.scratch, self.limit)
+                .map(|s| (batch, s)),
+        )
+    }
+}
+
 /// Everything kafka-dump-log prints about a batch, for any magic, read from
 /// its header (and, for a compressed legacy wrapper, its inner offsets).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -24,6 +24,6 @@ pub mod time_index;
 pub mod txn_index;
 
 pub use batch::{Compression, RecordBatchHeader, TimestampType};
-pub use batches::{BatchIter, BatchSummary, DecodedRecords, FileBatch};
+pub use batches::{BatchIter, BatchSummary, DecodedRecords, FileBatch, SummaryIter};
 pub use error::{FormatError, FormatErrorKind};
 pub use record::{ControlRecord, ControlType, Record, RecordHeader};

@@ -1,7 +1,7 @@
 //! kafka-dump-log's `--verify-index-only` checks: does each index entry point
 //! where it claims to in the `.log`?
 
-use crate::format::BatchIter;
+use crate::format::SummaryIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::OffsetIndex;
 use crate::format::time_index::TimeIndex;
@@ -36,12 +36,10 @@ impl TimeIndexFindings {
 }
 
 fn last_offset_at(log: &[u8], position: i64) -> Option<i64> {
-    let batch = BatchIter::new(log, position.max(0) as u64).next()?.ok()?;
-    let mut scratch = Vec::new();
-    batch
-        .summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT)
-        .ok()
-        .map(|s| s.last_offset)
+    let (_, s) = SummaryIter::new(log, position.max(0) as u64, DEFAULT_DECOMPRESS_LIMIT)
+        .next()?
+        .ok()?;
+    Some(s.last_offset)
 }
 
 /// Checks every live offset-index entry against the batch at its position.
@@ -71,9 +69,8 @@ pub fn check_time_index(
     let live = offset_index.live_entries();
     for entry in time_index.entries() {
         let (floor, _) = offset_index.lookup(entry.offset, live);
-        let found = BatchIter::new(log, floor.position.max(0) as u64)
+        let found = SummaryIter::new(log, floor.position.max(0) as u64, DEFAULT_DECOMPRESS_LIMIT)
             .map_while(Result::ok)
-            .filter_map(|b| Some((b, b.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT).ok()?)))
             .find(|(_, s)| s.last_offset >= entry.offset);
         match found {
             None => findings.offsets_not_found.push((entry.offset, -1)),

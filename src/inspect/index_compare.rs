@@ -1,6 +1,7 @@
 //! Compares an index file on disk with the one Kafka's recovery would build.
 
-use crate::format::BatchIter;
+use crate::format::SummaryIter;
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::OffsetIndex;
 
 /// How an existing index relates to its rebuild.
@@ -78,15 +79,12 @@ pub fn compare(existing: Option<&[u8]>, rebuilt: &[u8], entry_size: usize) -> In
 /// strictly increasing: correct for lookups even if grouped differently.
 pub fn offset_index_consistent(index: &OffsetIndex<'_>, log: &[u8]) -> bool {
     let mut previous = i64::MIN;
-    let mut scratch = Vec::new();
     index.entries().all(|e| {
         let ok = e.offset > previous
-            && BatchIter::new(log, e.position.max(0) as u64)
+            && SummaryIter::new(log, e.position.max(0) as u64, DEFAULT_DECOMPRESS_LIMIT)
                 .next()
                 .and_then(Result::ok)
-                .filter(|b| b.position == e.position as u64)
-                .and_then(|b| b.summary(&mut scratch, 1 << 20).ok())
-                .is_some_and(|s| s.base_offset <= e.offset);
+                .is_some_and(|(_, s)| s.position == e.position as u64 && s.base_offset <= e.offset);
         previous = e.offset;
         ok
     })

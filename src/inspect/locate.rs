@@ -5,9 +5,10 @@
 use serde::Serialize;
 
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use crate::format::offset_index::OffsetIndex;
-use crate::format::time_index::TimeIndex;
-use crate::format::{BatchIter, BatchSummary};
+use crate::format::index_search::SearchTrace;
+use crate::format::offset_index::{OFFSET_INDEX_ENTRY_SIZE, OffsetIndex};
+use crate::format::time_index::{TIME_INDEX_ENTRY_SIZE, TimeIndex};
+use crate::format::{BatchSummary, FileBatch, SummaryIter};
 use crate::logdir::Segment;
 
 /// A batch as the scan saw it.
@@ -93,20 +94,43 @@ pub enum EntryCount {
     AsOpened,
 }
 
+impl EntryCount {
+    /// Picks the count this mode searches.
+    fn pick(self, live: usize, as_opened: usize) -> usize {
+        match self {
+            Self::Live => live,
+            Self::AsOpened => as_opened,
+        }
+    }
+}
+
+impl IndexStep {
+    /// A step that found nothing: the floor is the segment start.
+    fn empty(floor_key: i64, floor_offset: i64, floor_position: i64) -> Self {
+        Self {
+            entries: 0,
+            probes: Vec::new(),
+            warm_section: false,
+            floor_key,
+            floor_offset,
+            floor_position,
+            bytes_read: 0,
+            problem: None,
+        }
+    }
+
+    /// Records how the binary search went.
+    fn searched(&mut self, trace: SearchTrace, entry_size: usize) {
+        self.bytes_read = (trace.probes.len() * entry_size) as u64;
+        self.probes = trace.probes;
+        self.warm_section = trace.warm;
+    }
+}
+
 /// Loads a segment's offset index and runs the floor search.
 fn offset_index_step(segment: &Segment, target: i64, count: EntryCount) -> IndexStep {
-    let bytes = std::fs::read(segment.offset_index_path());
-    let mut step = IndexStep {
-        entries: 0,
-        probes: Vec::new(),
-        warm_section: false,
-        floor_key: segment.base_offset,
-        floor_offset: segment.base_offset,
-        floor_position: 0,
-        bytes_read: 0,
-        problem: None,
-    };
-    let bytes = match bytes {
+    let mut step = IndexStep::empty(segment.base_offset, segment.base_offset, 0);
+    let bytes = match std::fs::read(segment.offset_index_path()) {
         Ok(b) => b,
         Err(e) => {
             step.problem = Some(format!(
@@ -123,14 +147,9 @@ fn offset_index_step(segment: &Segment, target: i64, count: EntryCount) -> Index
         ));
         return step;
     }
-    step.entries = match count {
-        EntryCount::Live => index.live_entries(),
-        EntryCount::AsOpened => index.kafka_entries(),
-    };
+    step.entries = count.pick(index.live_entries(), index.kafka_entries());
     let (entry, trace) = index.lookup(target, step.entries);
-    step.bytes_read = (trace.probes.len() * 8) as u64;
-    step.probes = trace.probes;
-    step.warm_section = trace.warm;
+    step.searched(trace, OFFSET_INDEX_ENTRY_SIZE);
     step.floor_key = entry.offset;
     step.floor_offset = entry.offset;
     step.floor_position = entry.position;
@@ -138,24 +157,23 @@ fn offset_index_step(segment: &Segment, target: i64, count: EntryCount) -> Index
 }
 
 /// Scans batch headers from `start` for the first batch matching `done`.
-fn scan(
-    log: &[u8],
+fn scan<'a>(
+    log: &'a [u8],
     segment: i64,
     start: u64,
-    mut done: impl FnMut(&BatchSummary) -> bool,
+    mut done: impl FnMut(&FileBatch<'a>, &BatchSummary) -> bool,
 ) -> ScanStep {
     let mut step = ScanStep {
         segment,
         start_position: start,
         ..ScanStep::default()
     };
-    let mut scratch = Vec::new();
-    for item in BatchIter::new(log, start) {
-        match item.and_then(|b| b.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT)) {
-            Ok(s) => {
+    for item in SummaryIter::new(log, start, DEFAULT_DECOMPRESS_LIMIT) {
+        match item {
+            Ok((batch, s)) => {
                 step.bytes_read += 17;
                 step.visited.push(BatchRef::from(&s));
-                if done(&s) {
+                if done(&batch, &s) {
                     step.found = Some(BatchRef::from(&s));
                     break;
                 }
@@ -181,42 +199,30 @@ pub fn locate_in_segment(
 ) -> (IndexStep, ScanStep) {
     let index = offset_index_step(segment, target, count);
     let start = index.floor_position.max(0) as u64;
-    let scan = scan(log, segment.base_offset, start, |s| s.last_offset >= target);
+    let scan = scan(log, segment.base_offset, start, |_, s| {
+        s.last_offset >= target
+    });
     (index, scan)
 }
 
 /// The first batch of `log` (from position 0) whose last offset is >= `target`:
 /// what a fetch gets when the floor segment holds nothing at or above it.
 pub fn scan_next_segment(segment: &Segment, log: &[u8], target: i64) -> ScanStep {
-    scan(log, segment.base_offset, 0, |s| s.last_offset >= target)
+    scan(log, segment.base_offset, 0, |_, s| s.last_offset >= target)
 }
 
 /// The time-index step: the floor entry for `target` ((-1, base) when none).
 pub fn time_index_step(segment: &Segment, target: i64, count: EntryCount) -> IndexStep {
-    let mut step = IndexStep {
-        entries: 0,
-        probes: Vec::new(),
-        warm_section: false,
-        floor_key: -1,
-        floor_offset: segment.base_offset,
-        floor_position: -1,
-        bytes_read: 0,
-        problem: None,
-    };
+    let mut step = IndexStep::empty(-1, segment.base_offset, -1);
     let Ok(bytes) = std::fs::read(segment.time_index_path()) else {
         step.problem =
             Some("the time index is missing; starting from the segment's base offset".into());
         return step;
     };
     let index = TimeIndex::new(&bytes, segment.base_offset);
-    step.entries = match count {
-        EntryCount::Live => index.live_entries(),
-        EntryCount::AsOpened => index.kafka_entries(),
-    };
+    step.entries = count.pick(index.live_entries(), index.kafka_entries());
     let (entry, trace) = index.lookup(target, step.entries);
-    step.bytes_read = (trace.probes.len() * 12) as u64;
-    step.probes = trace.probes;
-    step.warm_section = trace.warm;
+    step.searched(trace, TIME_INDEX_ENTRY_SIZE);
     step.floor_key = entry.timestamp;
     step.floor_offset = entry.offset;
     step
@@ -253,13 +259,10 @@ pub fn find_by_timestamp(
         log,
         segment.base_offset,
         offset.floor_position.max(0) as u64,
-        |s| {
+        |batch, s| {
             if s.max_timestamp < target {
                 return false;
             }
-            let Some(Ok(batch)) = BatchIter::new(log, s.position).next() else {
-                return false;
-            };
             bytes_read += batch.size();
             let decoded = batch.records(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
             answer = decoded
@@ -305,11 +308,9 @@ pub fn largest_timestamp(segment: &Segment, log: &[u8], active: bool, count: Ent
             .unwrap_or_else(|| log_mtime_ms(segment));
     }
     let from_batches = || {
-        let mut scratch = Vec::new();
-        BatchIter::new(log, 0)
+        SummaryIter::new(log, 0, DEFAULT_DECOMPRESS_LIMIT)
             .map_while(Result::ok)
-            .filter_map(|b| b.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT).ok())
-            .map(|s| s.max_timestamp)
+            .map(|(_, s)| s.max_timestamp)
             .max()
     };
     let found = if active {
@@ -333,10 +334,8 @@ pub fn log_mtime_ms(segment: &Segment) -> i64 {
 
 /// The offset after the last whole batch of a segment (its base offset when empty).
 pub fn next_offset(segment: &Segment, log: &[u8]) -> i64 {
-    let mut scratch = Vec::new();
-    BatchIter::new(log, 0)
+    SummaryIter::new(log, 0, DEFAULT_DECOMPRESS_LIMIT)
         .map_while(Result::ok)
-        .filter_map(|b| b.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT).ok())
         .last()
-        .map_or(segment.base_offset, |s| s.last_offset + 1)
+        .map_or(segment.base_offset, |(_, s)| s.last_offset + 1)
 }
