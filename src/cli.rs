@@ -20,6 +20,10 @@ pub enum Command {
     Dump(DumpArgs),
     /// Trace Kafka's lookup of an offset or a timestamp, step by step
     Locate(LocateArgs),
+    /// Check CRCs and structure, and say what Kafka's recovery will do on its next start
+    Verify(VerifyArgs),
+    /// Do offline what Kafka's recovery would do (a dry run unless --apply)
+    Recover(RecoverArgs),
     /// Rebuild missing or corrupt .index/.timeindex files as Kafka would
     RebuildIndex(RebuildIndexArgs),
     /// Put back every file a writing command replaced, from its backup directory
@@ -194,4 +198,50 @@ pub struct LocateArgs {
 pub struct RestoreArgs {
     /// The backup directory a writing command printed
     pub backup: PathBuf,
+}
+
+/// What `verify` and `recover` analyse.
+#[derive(Debug, Args)]
+pub struct RecoveryTargetArgs {
+    /// A segment .log, a partition directory or a log dir
+    #[arg(required_unless_present = "undo")]
+    pub paths: Vec<PathBuf>,
+    /// Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]
+    #[arg(long, value_name = "OFFSET")]
+    pub recovery_point: Option<i64>,
+    /// The topic's index.interval.bytes (for the indexes recovery rebuilds)
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    pub index_interval_bytes: u64,
+    /// Output as newline-delimited JSON, one object per partition
+    #[arg(long)]
+    pub json: bool,
+    /// Put back the files a previous `recover --apply` changed
+    #[arg(long, value_name = "BACKUP")]
+    pub undo: Option<PathBuf>,
+}
+
+/// Arguments of `kseg verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Targets and recovery inputs
+    #[command(flatten)]
+    pub target: RecoveryTargetArgs,
+}
+
+/// Arguments of `kseg recover`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Without --apply this only prints the plan. With --apply every file is copied to the \
+backup directory before it changes; `kseg recover --undo BACKUP` (or `kseg restore BACKUP`) puts them back."
+)]
+pub struct RecoverArgs {
+    /// Targets and recovery inputs
+    #[command(flatten)]
+    pub target: RecoveryTargetArgs,
+    /// Carry the plan out
+    #[arg(long)]
+    pub apply: bool,
+    /// Write options
+    #[command(flatten)]
+    pub write: WriteArgs,
 }

@@ -5,6 +5,8 @@ mod dump;
 mod generate;
 mod locate;
 mod rebuild_index;
+mod recover;
+mod verify;
 
 use crate::cli::{Cli, Command};
 use crate::exit_code::ExitCode;
@@ -14,6 +16,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Dump(args) => dump::run(&args),
         Command::Locate(args) => locate::run(&args),
+        Command::Verify(args) => verify::run(&args),
+        Command::Recover(args) => recover::run(&args),
         Command::RebuildIndex(args) => rebuild_index::run(&args),
         Command::Restore(args) => {
             for path in kseg::repair::backup::restore(&args.backup)? {

@@ -15,7 +15,8 @@ pub struct OffsetCheckpointEntry {
 }
 
 /// One `<epoch> <startOffset>` line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct LeaderEpochEntry {
     /// Leader epoch.
     pub epoch: i32,

@@ -5,3 +5,6 @@ pub mod index_build;
 pub mod index_check;
 pub mod index_compare;
 pub mod locate;
+pub mod partition_check;
+pub mod recovery;
+pub mod segment_check;

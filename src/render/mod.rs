@@ -3,6 +3,7 @@
 
 pub mod bytes;
 pub mod dump;
+pub mod recovery;
 
 pub use bytes::ByteEncoding;
 pub use dump::DumpPrinter;

@@ -6,6 +6,7 @@
 
 pub mod backup;
 pub mod lock;
+pub mod recovery;
 pub mod write;
 
 pub use backup::Backup;

@@ -4,6 +4,7 @@ mod corpus;
 mod corpus_dump;
 mod corpus_index;
 mod corpus_locate;
+mod corpus_recovery;
 mod dump;
 mod generated;
 mod rebuild_index;

@@ -1,0 +1,128 @@
+//! `kseg verify`: CRCs and structure of every segment, and the verdict that
+//! matters: what Kafka's recovery will do on the next start.
+
+use std::io::Write;
+
+use comfy_table::Table;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use kseg::inspect::partition_check::{PartitionReport, check_partition};
+use kseg::inspect::recovery::SegmentAction;
+use kseg::logdir::target::resolve;
+use kseg::render::recovery::write_plan;
+
+use crate::cli::{RecoveryTargetArgs, VerifyArgs};
+use crate::exit_code::ExitCode;
+
+/// Checks every partition the paths name, with a progress bar on a terminal.
+pub fn analyse(args: &RecoveryTargetArgs) -> anyhow::Result<Vec<PartitionReport>> {
+    let mut targets = Vec::new();
+    for path in &args.paths {
+        targets.extend(resolve(path)?);
+    }
+    let total: u64 = targets
+        .iter()
+        .flat_map(|t| &t.partition.segments)
+        .map(|s| s.log_size())
+        .sum();
+    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !args.json {
+        ProgressBar::new(total).with_style(
+            ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        )
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut reports = Vec::new();
+    for target in &targets {
+        let report = check_partition(
+            &target.partition,
+            args.index_interval_bytes,
+            args.recovery_point,
+            &|n| bar.inc(n),
+        )?;
+        reports.push(report);
+    }
+    bar.finish_and_clear();
+    Ok(reports)
+}
+
+/// Prints the reports; returns whether every partition is clean.
+pub fn print_reports(reports: &[PartitionReport], json_output: bool) -> anyhow::Result<bool> {
+    let mut out = std::io::stdout().lock();
+    let mut clean = true;
+    let mut table = Table::new();
+    table.set_header([
+        "partition",
+        "segments",
+        "recovered",
+        "bytes dropped",
+        "segments deleted",
+        "unseen damage",
+        "stray files",
+    ]);
+    for r in reports {
+        let stray: Vec<String> = r
+            .partition
+            .stray
+            .iter()
+            .chain(&r.partition.orphan_indexes)
+            .map(|p| p.display().to_string())
+            .collect();
+        clean &= r.plan.is_clean() && stray.is_empty();
+        if json_output {
+            serde_json::to_writer(
+                &mut out,
+                &json!({"type": "partition", "partition": r.partition.name(), "dir": r.partition.dir.display().to_string(),
+                    "recoveryPointSource": r.recovery_point_source, "strayFiles": stray, "plan": r.plan}),
+            )?;
+            writeln!(out)?;
+            continue;
+        }
+        write_plan(
+            &mut out,
+            &r.partition.name(),
+            &r.plan,
+            &r.recovery_point_source,
+        )?;
+        for s in &stray {
+            writeln!(
+                out,
+                "  stray file (Kafka deletes or renames it at start-up): {s}"
+            )?;
+        }
+        let deleted = r
+            .plan
+            .segments
+            .iter()
+            .filter(|s| matches!(s.action, SegmentAction::Delete { .. }))
+            .count();
+        table.add_row([
+            r.partition.name(),
+            r.plan.segments.len().to_string(),
+            r.plan.recovered().count().to_string(),
+            r.plan.truncation.map_or(0, |t| t.bytes_dropped).to_string(),
+            deleted.to_string(),
+            r.plan.unseen_damage.len().to_string(),
+            stray.len().to_string(),
+        ]);
+    }
+    if !json_output {
+        writeln!(out, "{table}")?;
+    }
+    Ok(clean)
+}
+
+/// Runs `kseg verify`.
+pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let reports = analyse(&args.target)?;
+    let clean = print_reports(&reports, args.target.json)?;
+    Ok(if clean {
+        ExitCode::Ok
+    } else {
+        ExitCode::Findings
+    })
+}

@@ -1,0 +1,80 @@
+//! Checks every segment of a partition (in parallel) and predicts Kafka's
+//! recovery of it.
+
+use rayon::prelude::*;
+
+use super::recovery::{PartitionState, RecoveryPlan, plan_recovery};
+use super::segment_check::{SegmentCheck, check_segment};
+use crate::format::checkpoint::parse_leader_epoch_checkpoint;
+use crate::logdir::log_dir::offset_checkpoint_in;
+use crate::logdir::mapped::read_small;
+use crate::logdir::{LogDirError, Partition};
+
+/// A checked partition and its recovery prediction.
+#[derive(Debug)]
+pub struct PartitionReport {
+    /// The partition.
+    pub partition: Partition,
+    /// One check per segment, in order.
+    pub checks: Vec<SegmentCheck>,
+    /// Recovery point, marker, snapshots and epochs used.
+    pub state: PartitionState,
+    /// Where the recovery point came from, in words.
+    pub recovery_point_source: String,
+    /// What Kafka will do.
+    pub plan: RecoveryPlan,
+}
+
+/// Checks `partition`. `recovery_point` overrides the log dir's checkpoint;
+/// `progress` is called with the bytes of each segment when it is done.
+pub fn check_partition(
+    partition: &Partition,
+    interval: u64,
+    recovery_point: Option<i64>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<PartitionReport, LogDirError> {
+    let checks = partition
+        .segments
+        .par_iter()
+        .map(|s| {
+            let check = check_segment(s, interval);
+            progress(s.log_size());
+            check
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let log_dir = partition.dir.parent().unwrap_or(&partition.dir);
+    let (recovery_point, recovery_point_source) = match recovery_point {
+        Some(rp) => (rp, "given on the command line".to_string()),
+        None => match offset_checkpoint_in(log_dir, "recovery-point-offset-checkpoint")?
+            .get(&partition.name())
+        {
+            Some(&rp) => (rp, "from recovery-point-offset-checkpoint".to_string()),
+            None => (
+                0,
+                "no recovery-point-offset-checkpoint entry, so 0: every segment".to_string(),
+            ),
+        },
+    };
+    let epochs_path = partition.leader_epoch_checkpoint_path();
+    let leader_epochs = if epochs_path.exists() {
+        let text = read_small(&epochs_path, 64 << 20)?;
+        parse_leader_epoch_checkpoint(&String::from_utf8_lossy(&text))
+            .map_err(|e| LogDirError::format(&epochs_path, e))?
+    } else {
+        Vec::new()
+    };
+    let state = PartitionState {
+        recovery_point,
+        clean_shutdown: log_dir.join(".kafka_cleanshutdown").exists(),
+        snapshots: partition.snapshots.clone(),
+        leader_epochs,
+    };
+    let plan = plan_recovery(&checks, &state);
+    Ok(PartitionReport {
+        partition: partition.clone(),
+        checks,
+        state,
+        recovery_point_source,
+        plan,
+    })
+}

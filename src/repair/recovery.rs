@@ -1,0 +1,104 @@
+//! Carries out a [`RecoveryPlan`] offline: truncations, rebuilt indexes,
+//! deleted segments and snapshots, trimmed leader epochs. Every file is
+//! backed up before it changes.
+
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use super::backup::Backup;
+use super::write::{replace_file, truncate_file};
+use crate::format::checkpoint::{LeaderEpochEntry, encode_leader_epoch_checkpoint};
+use crate::inspect::recovery::{RecoveryPlan, SegmentAction};
+use crate::inspect::segment_check::SegmentCheck;
+use crate::logdir::file_name::segment_file_name;
+
+fn remove(backup: &mut Backup, path: &Path) -> io::Result<()> {
+    if path.exists() {
+        backup.save(path)?;
+        fs::remove_file(path)?;
+    }
+    Ok(())
+}
+
+fn write(backup: &mut Backup, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    backup.save(path)?;
+    replace_file(path, bytes)
+}
+
+/// Applies `plan` to the partition in `dir`; `checks` are the segment checks
+/// the plan was made from, in the same order.
+pub fn apply_recovery(
+    dir: &Path,
+    plan: &RecoveryPlan,
+    checks: &[SegmentCheck],
+    leader_epochs: &[LeaderEpochEntry],
+    backup: &mut Backup,
+) -> io::Result<()> {
+    if plan
+        .segments
+        .iter()
+        .any(|s| matches!(s.action, SegmentAction::Split))
+    {
+        return Err(io::Error::other(
+            "a segment overflows its relative offsets; Kafka splits it on load, kseg does not: start the broker instead",
+        ));
+    }
+    for (segment, check) in plan.segments.iter().zip(checks) {
+        let s = &check.segment;
+        match &segment.action {
+            SegmentAction::Keep => {}
+            SegmentAction::CreateEmptyTimeIndex => write(backup, &s.time_index_path(), &[])?,
+            SegmentAction::Recover {
+                valid_bytes,
+                truncated_bytes,
+                ..
+            } => {
+                if *truncated_bytes > 0 {
+                    backup.save(&s.log_path())?;
+                    truncate_file(&s.log_path(), *valid_bytes)?;
+                }
+                let emptied = *valid_bytes == 0;
+                let index = if emptied {
+                    Vec::new()
+                } else {
+                    check.build.offset_index_bytes(s.base_offset)
+                };
+                let time_index = if emptied {
+                    Vec::new()
+                } else {
+                    check.build.time_index_bytes(s.base_offset)
+                };
+                write(backup, &s.offset_index_path(), &index)?;
+                write(backup, &s.time_index_path(), &time_index)?;
+            }
+            SegmentAction::Delete { .. } => {
+                for path in [
+                    s.log_path(),
+                    s.offset_index_path(),
+                    s.time_index_path(),
+                    s.txn_index_path(),
+                ] {
+                    remove(backup, &path)?;
+                }
+            }
+            SegmentAction::Split => unreachable!("refused above"),
+        }
+    }
+    for offset in &plan.snapshots_deleted {
+        remove(backup, &dir.join(segment_file_name(*offset, "snapshot")))?;
+    }
+    if !plan.leader_epochs_removed.is_empty() {
+        let kept: Vec<LeaderEpochEntry> = leader_epochs
+            .iter()
+            .copied()
+            .filter(|e| !plan.leader_epochs_removed.contains(e))
+            .collect();
+        write(
+            backup,
+            &dir.join("leader-epoch-checkpoint"),
+            encode_leader_epoch_checkpoint(&kept).as_bytes(),
+        )?;
+    }
+    Ok(())
+}

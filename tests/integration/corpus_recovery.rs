@@ -1,0 +1,236 @@
+//! `kseg verify` and `kseg recover --apply` against Kafka's own recovery
+//! (LogLoader and LogSegment.recover run on damaged copies in the corpus).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use kseg::inspect::segment_check::check_segment;
+use kseg::logdir::Partition;
+
+use super::corpus::{cases, index_interval};
+use super::util::{copy_dir, kseg, stderr};
+
+/// (recovery point, key in kafka-view.json, directory of Kafka's result)
+const RUNS: [(i64, &str, &str); 2] = [
+    (598, "brokerRestart", "after-kafka-recovery"),
+    (0, "fullRecovery", "after-kafka-recovery-full"),
+];
+
+fn verify_json(dir: &Path, interval: u64, recovery_point: i64) -> (Value, Option<i32>) {
+    let out = kseg([
+        "verify".to_string(),
+        "--json".into(),
+        format!("--index-interval-bytes={interval}"),
+        format!("--recovery-point={recovery_point}"),
+        dir.display().to_string(),
+    ]);
+    let line = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or_else(|| panic!("no output: {}", stderr(&out)))
+        .to_string();
+    (serde_json::from_str(&line).unwrap(), out.status.code())
+}
+
+fn check_verdict(label: &str, kafka: &Value, plan: &Value) {
+    let result = &kafka["result"];
+    assert_eq!(
+        plan["logEndOffset"], result["nextOffset"],
+        "{label}: log end offset"
+    );
+    for (file, truncated) in kafka["logBytesTruncated"].as_object().unwrap() {
+        let base: i64 = file.trim_end_matches(".log").parse().unwrap();
+        let ours = plan["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["baseOffset"] == base)
+            .unwrap();
+        match truncated {
+            Value::Number(n) => {
+                let cut = ours
+                    .get("truncatedBytes")
+                    .cloned()
+                    .unwrap_or(Value::from(0));
+                assert_eq!(&cut, truncated, "{label}: {file} bytes truncated ({n})");
+            }
+            Value::String(s) => {
+                assert_eq!(ours["action"], "delete", "{label}: {file}: Kafka says {s}");
+                assert_eq!(
+                    format!("segment deleted ({} bytes)", ours["bytes"]),
+                    *s,
+                    "{label}: {file}"
+                );
+            }
+            other => panic!("{label}: unexpected {other}"),
+        }
+    }
+    match plan["truncation"].as_object() {
+        Some(t) => {
+            assert_eq!(
+                t["segment"], result["nextOffsetSegmentBase"],
+                "{label}: truncated segment"
+            );
+            assert_eq!(
+                t["position"], result["nextOffsetRelativePosition"],
+                "{label}: truncation position"
+            );
+            assert_eq!(
+                t["firstLostOffset"], result["nextOffset"],
+                "{label}: first lost offset"
+            );
+        }
+        None => assert!(
+            kafka["logBytesTruncated"]
+                .as_object()
+                .unwrap()
+                .values()
+                .all(|v| v == 0),
+            "{label}: Kafka truncated"
+        ),
+    }
+}
+
+fn non_snapshot_files(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".snapshot"))
+        .collect()
+}
+
+fn check_apply(label: &str, case_dir: &Path, interval: u64, recovery_point: i64, result_dir: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logdir/events-0");
+    copy_dir(&case_dir.join("events-0"), &dir);
+    let backup = tmp.path().join("backup");
+    let out = kseg([
+        "recover".to_string(),
+        "--apply".into(),
+        format!("--index-interval-bytes={interval}"),
+        format!("--recovery-point={recovery_point}"),
+        format!("--backup-dir={}", backup.display()),
+        dir.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{label}: {}", stderr(&out));
+    let kafka = case_dir.join(result_dir).join("events-0");
+    assert_eq!(
+        non_snapshot_files(&dir),
+        non_snapshot_files(&kafka),
+        "{label}: files after recovery"
+    );
+    for name in non_snapshot_files(&kafka) {
+        assert!(
+            std::fs::read(dir.join(&name)).unwrap() == std::fs::read(kafka.join(&name)).unwrap(),
+            "{label}: {name} differs from Kafka's"
+        );
+    }
+    let ours = Partition::open(&dir).unwrap().snapshots;
+    let theirs = Partition::open(&kafka).unwrap().snapshots;
+    let end = theirs.iter().max().copied().unwrap_or(0);
+    assert!(
+        ours.iter().all(|o| *o <= end),
+        "{label}: snapshots past the log end remain: {ours:?}"
+    );
+    let restored = kseg([
+        "recover".to_string(),
+        "--undo".into(),
+        backup.display().to_string(),
+    ]);
+    assert!(restored.status.success(), "{label}: {}", stderr(&restored));
+    for name in non_snapshot_files(&case_dir.join("events-0")) {
+        assert!(
+            std::fs::read(dir.join(&name)).unwrap()
+                == std::fs::read(case_dir.join("events-0").join(&name)).unwrap(),
+            "{label}: undo of {name}"
+        );
+    }
+}
+
+#[test]
+fn verify_predicts_and_recover_reproduces_kafkas_recovery_of_every_damaged_case() {
+    let mut runs = 0;
+    for case in cases() {
+        if !case.dir.join("after-kafka-recovery").is_dir() {
+            continue;
+        }
+        let interval = index_interval(&case);
+        let dir = case.dir.join("events-0");
+        for (recovery_point, key, result_dir) in RUNS {
+            let label = format!("{} {key}", case.name);
+            let (report, code) = verify_json(&dir, interval, recovery_point);
+            check_verdict(&label, &case.view["recovery"][key], &report["plan"]);
+            let loses_data = report["plan"]["truncation"].is_object();
+            assert!(
+                !loses_data || code == Some(1),
+                "{label}: a truncation is a finding"
+            );
+            check_apply(&label, &case.dir, interval, recovery_point, result_dir);
+            runs += 1;
+        }
+    }
+    assert_eq!(runs, 14, "seven damaged cases, two recoveries each");
+}
+
+#[test]
+fn per_segment_recovery_matches_logsegment_recover() {
+    let mut compared = 0;
+    for case in cases() {
+        let Some(expected) = case.view["recovery"]["segmentRecover"].as_array() else {
+            continue;
+        };
+        let partition = Partition::open(&case.dir.join("events-0")).unwrap();
+        for (kafka, segment) in expected.iter().zip(&partition.segments) {
+            assert_eq!(kafka["segment"], segment.base_offset);
+            let check = check_segment(segment, index_interval(&case)).unwrap();
+            let label = format!("{} segment {}", case.name, segment.base_offset);
+            assert_eq!(kafka["sizeBefore"], check.log_size, "{label}");
+            assert_eq!(
+                kafka["bytesTruncated"],
+                check.bytes_to_truncate(),
+                "{label}"
+            );
+            assert_eq!(kafka["validSizeAfter"], check.build.valid_bytes, "{label}");
+            assert_eq!(
+                kafka["offsetIndexEntries"],
+                check.build.offset_entries.len(),
+                "{label}"
+            );
+            assert_eq!(
+                kafka["timeIndexEntries"],
+                check.build.time_entries.len(),
+                "{label}"
+            );
+            assert_eq!(kafka["readNextOffset"], check.build.next_offset, "{label}");
+            compared += 1;
+        }
+    }
+    assert!(compared >= 56, "compared {compared}");
+}
+
+#[test]
+fn healthy_cases_verify_clean() {
+    for case in cases() {
+        if case.dir.join("after-kafka-recovery").is_dir() {
+            continue;
+        }
+        let target = case
+            .log_dir()
+            .unwrap_or_else(|| case.partitions()[0].dir.clone());
+        let out = kseg([
+            "verify".to_string(),
+            format!("--index-interval-bytes={}", index_interval(&case)),
+            target.display().to_string(),
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}{}",
+            case.name,
+            super::util::stdout(&out),
+            stderr(&out)
+        );
+    }
+}
