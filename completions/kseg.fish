@@ -28,6 +28,9 @@ complete -c kseg -n "__fish_kseg_needs_command" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_needs_command" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "dump" -d 'Print the contents of Kafka data files, as kafka-dump-log.sh does'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "locate" -d 'Trace Kafka\'s lookup of an offset or a timestamp, step by step'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "verify" -d 'Check CRCs and structure, and say what Kafka\'s recovery will do on its next start'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "recover" -d 'Do offline what Kafka\'s recovery would do (a dry run unless --apply)'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "retention-report" -d 'Explain when retention deletes each segment, and why old data is still there'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "rebuild-index" -d 'Rebuild missing or corrupt .index/.timeindex files as Kafka would'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "restore" -d 'Put back every file a writing command replaced, from its backup directory'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
@@ -56,6 +59,31 @@ complete -c kseg -n "__fish_kseg_using_subcommand locate" -l as-opened -d 'Searc
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -l json -d 'Print the whole trace as one JSON object'
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l recovery-point -d 'Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l index-interval-bytes -d 'The topic\'s index.interval.bytes (for the indexes recovery rebuilds)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l undo -d 'Put back the files a previous `recover --apply` changed' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l json -d 'Output as newline-delimited JSON, one object per partition'
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l recovery-point -d 'Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'The topic\'s index.interval.bytes (for the indexes recovery rebuilds)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l undo -d 'Put back the files a previous `recover --apply` changed' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l backup-dir -d 'Where copies of replaced files go [default: ./kseg-backup-<unix time>]' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'Output as newline-delimited JSON, one object per partition'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l apply -d 'Carry the plan out'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l ignore-lock -d 'Write even if a process holds the log dir\'s .lock (dangerous)'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l config -d 'A topic or broker setting, by Kafka\'s name (repeatable), e.g. retention.ms=604800000' -r
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l config-file -d 'A properties file of settings (applied before --config)' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l kafka-version -d 'Whose defaults apply where Kafka\'s differ' -r -f -a "3\t'Kafka 3.x defaults'
+4\t'Kafka 4.x defaults (message.timestamp.after.max.ms = 1 h)'"
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l now -d 'The clock: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l log-start-offset -d 'The log start offset [default: log-start-offset-checkpoint, else the first segment\'s base offset]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l high-watermark -d 'The high watermark [default: replication-offset-checkpoint, else the log end offset]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l json -d 'One JSON object per partition'
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l index-interval-bytes -d 'The topic\'s index.interval.bytes' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l backup-dir -d 'Where copies of replaced files go [default: ./kseg-backup-<unix time>]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l check -d 'Compare existing indexes with the rebuild and write nothing (exit 1 if any differ)'
@@ -72,9 +100,12 @@ complete -c kseg -n "__fish_kseg_using_subcommand restore" -s V -l version -d 'P
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -l out-dir -d 'Directory to write into' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index restore generate help" -f -a "dump" -d 'Print the contents of Kafka data files, as kafka-dump-log.sh does'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index restore generate help" -f -a "locate" -d 'Trace Kafka\'s lookup of an offset or a timestamp, step by step'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index restore generate help" -f -a "rebuild-index" -d 'Rebuild missing or corrupt .index/.timeindex files as Kafka would'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index restore generate help" -f -a "restore" -d 'Put back every file a writing command replaced, from its backup directory'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index restore generate help" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate rebuild-index restore generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index restore generate help" -f -a "dump" -d 'Print the contents of Kafka data files, as kafka-dump-log.sh does'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index restore generate help" -f -a "locate" -d 'Trace Kafka\'s lookup of an offset or a timestamp, step by step'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index restore generate help" -f -a "verify" -d 'Check CRCs and structure, and say what Kafka\'s recovery will do on its next start'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index restore generate help" -f -a "recover" -d 'Do offline what Kafka\'s recovery would do (a dry run unless --apply)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index restore generate help" -f -a "retention-report" -d 'Explain when retention deletes each segment, and why old data is still there'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index restore generate help" -f -a "rebuild-index" -d 'Rebuild missing or corrupt .index/.timeindex files as Kafka would'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index restore generate help" -f -a "restore" -d 'Put back every file a writing command replaced, from its backup directory'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index restore generate help" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index restore generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -24,6 +24,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Do offline what Kafka's recovery would do (a dry run unless --apply)
     Recover(RecoverArgs),
+    /// Explain when retention deletes each segment, and why old data is still there
+    RetentionReport(RetentionReportArgs),
     /// Rebuild missing or corrupt .index/.timeindex files as Kafka would
     RebuildIndex(RebuildIndexArgs),
     /// Put back every file a writing command replaced, from its backup directory
@@ -244,4 +246,43 @@ pub struct RecoverArgs {
     /// Write options
     #[command(flatten)]
     pub write: WriteArgs,
+}
+
+/// Kafka major version whose defaults apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KafkaVersion {
+    /// Kafka 3.x defaults
+    #[value(name = "3")]
+    V3,
+    /// Kafka 4.x defaults (message.timestamp.after.max.ms = 1 h)
+    #[value(name = "4")]
+    V4,
+}
+
+/// Arguments of `kseg retention-report`.
+#[derive(Debug, Args)]
+pub struct RetentionReportArgs {
+    /// A partition directory or a log dir
+    pub path: PathBuf,
+    /// A topic or broker setting, by Kafka's name (repeatable), e.g. retention.ms=604800000
+    #[arg(long = "config", value_name = "NAME=VALUE")]
+    pub configs: Vec<String>,
+    /// A properties file of settings (applied before --config)
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// Whose defaults apply where Kafka's differ
+    #[arg(long, value_enum, default_value = "4")]
+    pub kafka_version: KafkaVersion,
+    /// The clock: epoch ms, RFC 3339, or an age like 1h [default: now]
+    #[arg(long)]
+    pub now: Option<String>,
+    /// The log start offset [default: log-start-offset-checkpoint, else the first segment's base offset]
+    #[arg(long)]
+    pub log_start_offset: Option<i64>,
+    /// The high watermark [default: replication-offset-checkpoint, else the log end offset]
+    #[arg(long)]
+    pub high_watermark: Option<i64>,
+    /// One JSON object per partition
+    #[arg(long)]
+    pub json: bool,
 }

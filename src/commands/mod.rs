@@ -6,6 +6,8 @@ mod generate;
 mod locate;
 mod rebuild_index;
 mod recover;
+mod retention_report;
+mod time_arg;
 mod verify;
 
 use crate::cli::{Cli, Command};
@@ -18,6 +20,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Locate(args) => locate::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Recover(args) => recover::run(&args),
+        Command::RetentionReport(args) => retention_report::run(&args),
         Command::RebuildIndex(args) => rebuild_index::run(&args),
         Command::Restore(args) => {
             for path in kseg::repair::backup::restore(&args.backup)? {

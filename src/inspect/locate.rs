@@ -285,53 +285,6 @@ pub fn find_by_timestamp(
     (time, offset, scan, answer)
 }
 
-/// The largest timestamp Kafka holds for a segment: for a closed segment
-/// the last time-index entry (the `.log` mtime when the time index is
-/// empty); for the active one the largest batch max timestamp.
-pub fn largest_timestamp(segment: &Segment, log: &[u8], active: bool, count: EntryCount) -> i64 {
-    let from_index = std::fs::read(segment.time_index_path())
-        .ok()
-        .and_then(|bytes| {
-            let index = TimeIndex::new(&bytes, segment.base_offset);
-            match count {
-                EntryCount::Live => index.last_entry(),
-                EntryCount::AsOpened => index
-                    .kafka_entries()
-                    .checked_sub(1)
-                    .and_then(|i| index.entry(i)),
-            }
-            .map(|e| e.timestamp)
-        });
-    if count == EntryCount::AsOpened {
-        return from_index
-            .filter(|&t| t >= 0)
-            .unwrap_or_else(|| log_mtime_ms(segment));
-    }
-    let from_batches = || {
-        SummaryIter::new(log, 0, DEFAULT_DECOMPRESS_LIMIT)
-            .map_while(Result::ok)
-            .map(|(_, s)| s.max_timestamp)
-            .max()
-    };
-    let found = if active {
-        from_batches().max(from_index)
-    } else {
-        from_index
-    };
-    found
-        .filter(|&t| t >= 0)
-        .unwrap_or_else(|| log_mtime_ms(segment))
-}
-
-/// The `.log` file's modification time in epoch ms (0 when unknown).
-pub fn log_mtime_ms(segment: &Segment) -> i64 {
-    std::fs::metadata(segment.log_path())
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
 /// The offset after the last whole batch of a segment (its base offset when empty).
 pub fn next_offset(segment: &Segment, log: &[u8]) -> i64 {
     SummaryIter::new(log, 0, DEFAULT_DECOMPRESS_LIMIT)

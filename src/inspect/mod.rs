@@ -7,4 +7,8 @@ pub mod index_compare;
 pub mod locate;
 pub mod partition_check;
 pub mod recovery;
+pub mod retention;
+pub mod retention_config;
+pub mod retention_report;
 pub mod segment_check;
+pub mod segment_time;

@@ -4,6 +4,8 @@
 pub mod bytes;
 pub mod dump;
 pub mod recovery;
+pub mod retention;
+pub mod time;
 
 pub use bytes::ByteEncoding;
 pub use dump::DumpPrinter;

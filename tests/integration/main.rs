@@ -5,6 +5,7 @@ mod corpus_dump;
 mod corpus_index;
 mod corpus_locate;
 mod corpus_recovery;
+mod corpus_retention;
 mod dump;
 mod generated;
 mod rebuild_index;

@@ -1,0 +1,113 @@
+//! `kseg retention-report`: when retention deletes each segment, and why
+//! old data is still on disk.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use comfy_table::Table;
+
+use kseg::format::properties::parse_properties;
+use kseg::inspect::retention_config::RetentionConfig;
+use kseg::inspect::retention_report::{ReportInputs, report_partition};
+use kseg::logdir::target::resolve;
+use kseg::render::retention::write_report;
+use kseg::render::time::duration;
+
+use crate::cli::{KafkaVersion, RetentionReportArgs};
+use crate::exit_code::ExitCode;
+
+fn config(args: &RetentionReportArgs) -> anyhow::Result<RetentionConfig> {
+    let mut config = RetentionConfig::defaults(match args.kafka_version {
+        KafkaVersion::V3 => 3,
+        KafkaVersion::V4 => 4,
+    });
+    if let Some(file) = &args.config_file {
+        let text = std::fs::read_to_string(file)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+        config
+            .apply(&parse_properties(&text).into_iter().collect())
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    }
+    let mut settings = BTreeMap::new();
+    for c in &args.configs {
+        let (k, v) = c
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("--config {c:?}: expected NAME=VALUE"))?;
+        settings.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    config
+        .apply(&settings)
+        .map_err(|e| anyhow::anyhow!("--config {e}"))?;
+    Ok(config)
+}
+
+fn max_map_count() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Runs `kseg retention-report`.
+pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
+    let config = config(args)?;
+    let now = match &args.now {
+        Some(t) => super::time_arg::parse_time(t)?,
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)?
+            .as_millis() as i64,
+    };
+    let inputs = ReportInputs {
+        now,
+        log_start_offset: args.log_start_offset,
+        high_watermark: args.high_watermark,
+    };
+    let targets = resolve(&args.path)?;
+    let mut out = std::io::stdout().lock();
+    let mut summary = Table::new();
+    summary.set_header([
+        "partition",
+        "bytes",
+        "segments",
+        "oldest data",
+        "memory maps (about 2 per segment)",
+    ]);
+    let mut maps = 0;
+    for target in &targets {
+        let report = report_partition(&target.partition, &config, inputs)?;
+        if args.json {
+            serde_json::to_writer(
+                &mut out,
+                &serde_json::json!({"type": "partition", "report": report}),
+            )?;
+            writeln!(out)?;
+        } else {
+            write_report(&mut out, &report, &config)?;
+            writeln!(out)?;
+        }
+        maps += 2 * report.segments.len();
+        summary.add_row([
+            report.partition.clone(),
+            report.total_bytes.to_string(),
+            report.segments.len().to_string(),
+            report.oldest_data_age_ms.map_or("-".into(), duration),
+            (2 * report.segments.len()).to_string(),
+        ]);
+    }
+    if targets.len() > 1 && !args.json {
+        writeln!(out, "{summary}")?;
+        if let Some(limit) = max_map_count() {
+            writeln!(
+                out,
+                "the broker maps about {maps} index files for these partitions; vm.max_map_count on this host is {limit}{}",
+                if maps as u64 * 2 > limit {
+                    ": too close, expect \"Map failed\" (raise vm.max_map_count)"
+                } else {
+                    ""
+                }
+            )?;
+        }
+    }
+    Ok(ExitCode::Ok)
+}

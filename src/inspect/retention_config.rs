@@ -1,0 +1,150 @@
+//! Topic and broker settings that decide retention, under Kafka's names,
+//! with Kafka's defaults for 3.x and 4.x.
+
+use std::collections::BTreeMap;
+
+/// The settings `retention-report` needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetentionConfig {
+    /// `retention.ms` (-1: unlimited).
+    pub retention_ms: i64,
+    /// `retention.bytes` (-1: unlimited).
+    pub retention_bytes: i64,
+    /// `segment.ms`.
+    pub segment_ms: i64,
+    /// `segment.bytes`.
+    pub segment_bytes: i64,
+    /// `segment.jitter.ms`.
+    pub segment_jitter_ms: i64,
+    /// `segment.index.bytes`.
+    pub segment_index_bytes: i64,
+    /// `cleanup.policy` contains `delete`.
+    pub delete: bool,
+    /// `cleanup.policy` contains `compact`.
+    pub compact: bool,
+    /// `delete.retention.ms`.
+    pub delete_retention_ms: i64,
+    /// `min.cleanable.dirty.ratio`.
+    pub min_cleanable_dirty_ratio: f64,
+    /// `min.compaction.lag.ms`.
+    pub min_compaction_lag_ms: i64,
+    /// `max.compaction.lag.ms`.
+    pub max_compaction_lag_ms: i64,
+    /// `message.timestamp.after.max.ms`.
+    pub timestamp_after_max_ms: i64,
+    /// Broker `log.retention.check.interval.ms`.
+    pub retention_check_interval_ms: i64,
+    /// `file.delete.delay.ms` (broker `log.segment.delete.delay.ms`).
+    pub file_delete_delay_ms: i64,
+}
+
+impl RetentionConfig {
+    /// Kafka's defaults for major version `major` (3 or 4).
+    pub fn defaults(major: u8) -> Self {
+        Self {
+            retention_ms: 604_800_000,
+            retention_bytes: -1,
+            segment_ms: 604_800_000,
+            segment_bytes: 1 << 30,
+            segment_jitter_ms: 0,
+            segment_index_bytes: 10 << 20,
+            delete: true,
+            compact: false,
+            delete_retention_ms: 86_400_000,
+            min_cleanable_dirty_ratio: 0.5,
+            min_compaction_lag_ms: 0,
+            max_compaction_lag_ms: i64::MAX,
+            timestamp_after_max_ms: if major >= 4 { 3_600_000 } else { i64::MAX },
+            retention_check_interval_ms: 300_000,
+            file_delete_delay_ms: 60_000,
+        }
+    }
+
+    /// Applies `name=value` settings (topic names, or the broker's `log.` names).
+    pub fn apply(&mut self, settings: &BTreeMap<String, String>) -> Result<(), String> {
+        for (name, value) in settings {
+            let int = || {
+                value
+                    .trim()
+                    .parse::<i64>()
+                    .map_err(|_| format!("{name}: {value:?} is not an integer"))
+            };
+            match name.as_str() {
+                "retention.ms" | "log.retention.ms" => self.retention_ms = int()?,
+                "log.retention.minutes" => self.retention_ms = int()? * 60_000,
+                "log.retention.hours" => self.retention_ms = int()? * 3_600_000,
+                "retention.bytes" | "log.retention.bytes" => self.retention_bytes = int()?,
+                "segment.ms" | "log.roll.ms" => self.segment_ms = int()?,
+                "log.roll.hours" => self.segment_ms = int()? * 3_600_000,
+                "segment.bytes" | "log.segment.bytes" => self.segment_bytes = int()?,
+                "segment.jitter.ms" | "log.roll.jitter.ms" => self.segment_jitter_ms = int()?,
+                "segment.index.bytes" | "log.index.size.max.bytes" => {
+                    self.segment_index_bytes = int()?
+                }
+                "delete.retention.ms" | "log.cleaner.delete.retention.ms" => {
+                    self.delete_retention_ms = int()?
+                }
+                "min.compaction.lag.ms" | "log.cleaner.min.compaction.lag.ms" => {
+                    self.min_compaction_lag_ms = int()?
+                }
+                "max.compaction.lag.ms" | "log.cleaner.max.compaction.lag.ms" => {
+                    self.max_compaction_lag_ms = int()?
+                }
+                "message.timestamp.after.max.ms" | "log.message.timestamp.after.max.ms" => {
+                    self.timestamp_after_max_ms = int()?
+                }
+                "log.retention.check.interval.ms" => self.retention_check_interval_ms = int()?,
+                "file.delete.delay.ms" | "log.segment.delete.delay.ms" => {
+                    self.file_delete_delay_ms = int()?
+                }
+                "min.cleanable.dirty.ratio" | "log.cleaner.min.cleanable.ratio" => {
+                    self.min_cleanable_dirty_ratio = value
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("{name}: {value:?} is not a number"))?
+                }
+                "cleanup.policy" | "log.cleanup.policy" => {
+                    let policies: Vec<&str> = value.split(',').map(str::trim).collect();
+                    self.delete = policies.contains(&"delete");
+                    self.compact = policies.contains(&"compact");
+                }
+                _ => return Err(format!("{name}: not a setting retention-report uses")),
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn applies_topic_and_broker_names() {
+        let mut c = RetentionConfig::defaults(3);
+        let settings: BTreeMap<String, String> = [
+            ("log.retention.hours", "24"),
+            ("cleanup.policy", "compact,delete"),
+            ("retention.bytes", "100"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        c.apply(&settings).unwrap();
+        assert_eq!(c.retention_ms, 86_400_000);
+        assert!(c.compact && c.delete);
+        assert_eq!(c.retention_bytes, 100);
+        assert!(
+            c.apply(
+                &[("retention.ms".to_string(), "x".to_string())]
+                    .into_iter()
+                    .collect()
+            )
+            .is_err()
+        );
+        assert_eq!(
+            RetentionConfig::defaults(4).timestamp_after_max_ms,
+            3_600_000
+        );
+    }
+}

@@ -1,0 +1,382 @@
+//! The facts `kseg retention-report` prints for a partition: per segment
+//! its timestamps as Kafka takes them, when retention lets it go, what a
+//! pass at "now" deletes, when the active segment rolls, warnings drawn from
+//! the data, and the cleaner's view of compacted topics.
+
+use serde::Serialize;
+
+use super::locate::{EntryCount, next_offset};
+use super::retention::{DeletionPass, LogState, SegmentFacts, delete_old_segments, eligible_at};
+use super::retention_config::RetentionConfig;
+use super::segment_time::{
+    TimestampSource, batches_max_timestamp, first_batch_timestamp, largest_timestamp,
+};
+use crate::format::SummaryIter;
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::logdir::log_dir::offset_checkpoint_in;
+use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
+
+/// One segment's row.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SegmentRow {
+    /// Base offset.
+    pub base_offset: i64,
+    /// Last offset held (the next segment's base - 1 for closed segments).
+    pub last_offset: i64,
+    /// `.log` size.
+    pub size: u64,
+    /// First batch's max timestamp.
+    pub first_timestamp: Option<i64>,
+    /// The largest timestamp Kafka uses.
+    pub largest_timestamp: i64,
+    /// Where Kafka takes it from.
+    pub largest_timestamp_source: TimestampSource,
+    /// The batches' real largest timestamp, when it was read (active
+    /// segment, or a closed one whose time index gives none).
+    pub batches_max_timestamp: Option<i64>,
+    /// Whether this is the active segment.
+    pub active: bool,
+    /// Earliest clock at which retention.ms lets a pass delete it.
+    pub eligible_at: Option<i64>,
+    /// The rule that deletes it in a pass at `now`, if one does.
+    pub deleted_now_by: Option<&'static str>,
+}
+
+/// When the active segment rolls.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ActiveRoll {
+    /// Bytes left before `segment.bytes`.
+    pub bytes_left: i64,
+    /// The append whose max timestamp passes this rolls it by `segment.ms`
+    /// (first batch's timestamp + segment.ms - jitter; jitter is unknown offline).
+    pub roll_by_time_after: Option<(i64, i64)>,
+}
+
+/// The cleaner's view of a compacted log.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionView {
+    /// First dirty offset (cleaner checkpoint, else the log start offset).
+    pub first_dirty_offset: i64,
+    /// Where it came from.
+    pub first_dirty_source: &'static str,
+    /// First offset the cleaner may not clean (active segment, min lag).
+    pub first_uncleanable_offset: i64,
+    /// Bytes already clean.
+    pub clean_bytes: u64,
+    /// Bytes the cleaner may clean now.
+    pub cleanable_bytes: u64,
+    /// cleanable / (clean + cleanable).
+    pub dirty_ratio: f64,
+    /// Whether the ratio passes `min.cleanable.dirty.ratio`.
+    pub will_clean: bool,
+    /// Earliest delete horizon stamped on batches (tombstones go after it).
+    pub earliest_delete_horizon: Option<i64>,
+    /// Batches carrying a delete horizon.
+    pub batches_with_delete_horizon: u64,
+}
+
+/// Everything about one partition.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PartitionRetention {
+    /// `topic-partition`.
+    pub partition: String,
+    /// Rows, oldest first.
+    pub segments: Vec<SegmentRow>,
+    /// Total `.log` bytes.
+    pub total_bytes: u64,
+    /// Log start offset used, and where it came from.
+    pub log_start_offset: (i64, String),
+    /// High watermark used, and where it came from.
+    pub high_watermark: (i64, String),
+    /// Log end offset.
+    pub log_end_offset: i64,
+    /// The clock.
+    pub now: i64,
+    /// What one pass at `now` deletes.
+    pub pass_now: DeletionPass,
+    /// When the active segment rolls.
+    pub active_roll: Option<ActiveRoll>,
+    /// The cleaner's view (compacted topics).
+    pub compaction: Option<CompactionView>,
+    /// Age of the oldest data (now - the largest timestamp of the oldest non-empty segment).
+    pub oldest_data_age_ms: Option<i64>,
+    /// Things in the data that change the answer.
+    pub warnings: Vec<String>,
+}
+
+/// Overrides and the clock.
+#[derive(Debug, Clone, Copy)]
+pub struct ReportInputs {
+    /// `now` in epoch ms.
+    pub now: i64,
+    /// Log start offset override.
+    pub log_start_offset: Option<i64>,
+    /// High watermark override.
+    pub high_watermark: Option<i64>,
+}
+
+fn checkpoint(partition: &Partition, name: &str) -> Result<Option<i64>, LogDirError> {
+    let log_dir = partition.dir.parent().unwrap_or(&partition.dir);
+    Ok(offset_checkpoint_in(log_dir, name)?
+        .get(&partition.name())
+        .copied())
+}
+
+/// Builds the report for `partition`.
+pub fn report_partition(
+    partition: &Partition,
+    config: &RetentionConfig,
+    inputs: ReportInputs,
+) -> Result<PartitionRetention, LogDirError> {
+    let n = partition.segments.len();
+    let mut rows = Vec::with_capacity(n);
+    let mut facts = Vec::with_capacity(n);
+    let mut log_end_offset = 0;
+    let mut warnings = Vec::new();
+    let mut roll = None;
+    for (i, segment) in partition.segments.iter().enumerate() {
+        let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
+        let active = i + 1 == n;
+        let largest = largest_timestamp(segment, log.bytes(), active, EntryCount::Live);
+        let batches_max = match (active, largest.source) {
+            (true, _) | (false, TimestampSource::LogMtime) => batches_max_timestamp(log.bytes()),
+            _ => None,
+        };
+        let first = first_batch_timestamp(log.bytes());
+        let last_offset = match partition.segments.get(i + 1) {
+            Some(next) => next.base_offset - 1,
+            None => {
+                log_end_offset = next_offset(segment, log.bytes());
+                log_end_offset - 1
+            }
+        };
+        if !active && largest.source == TimestampSource::LogMtime && batches_max.is_some() {
+            warnings.push(format!(
+                "segment {:020}: its time index is empty, so Kafka uses the .log mtime ({}) instead of its records' largest timestamp ({}); `kseg rebuild-index` restores it",
+                segment.base_offset,
+                largest.value,
+                batches_max.unwrap_or(-1)
+            ));
+        }
+        if active {
+            roll = Some(ActiveRoll {
+                bytes_left: config.segment_bytes - log.bytes().len() as i64,
+                roll_by_time_after: first.map(|f| {
+                    (
+                        f + config.segment_ms - config.segment_jitter_ms.min(config.segment_ms),
+                        f + config.segment_ms,
+                    )
+                }),
+            });
+        }
+        facts.push(SegmentFacts {
+            base_offset: segment.base_offset,
+            size: log.bytes().len() as u64,
+            largest_timestamp: largest.value,
+        });
+        rows.push(SegmentRow {
+            base_offset: segment.base_offset,
+            last_offset,
+            size: log.bytes().len() as u64,
+            first_timestamp: first,
+            largest_timestamp: largest.value,
+            largest_timestamp_source: largest.source,
+            batches_max_timestamp: batches_max,
+            active,
+            eligible_at: None,
+            deleted_now_by: None,
+        });
+    }
+    let first_base = facts.first().map_or(0, |f| f.base_offset);
+    let log_start_offset = match (
+        inputs.log_start_offset,
+        checkpoint(partition, "log-start-offset-checkpoint")?,
+    ) {
+        (Some(o), _) => (o, "given on the command line".to_string()),
+        (None, Some(o)) => (o.max(first_base), "log-start-offset-checkpoint".to_string()),
+        (None, None) => (first_base, "the first segment's base offset".to_string()),
+    };
+    let high_watermark = match (
+        inputs.high_watermark,
+        checkpoint(partition, "replication-offset-checkpoint")?,
+    ) {
+        (Some(o), _) => (o, "given on the command line".to_string()),
+        (None, Some(o)) => (
+            o,
+            "replication-offset-checkpoint (may lag by up to 5 s)".to_string(),
+        ),
+        (None, None) => (
+            log_end_offset,
+            "no replication-offset-checkpoint entry; assumed the log end offset".to_string(),
+        ),
+    };
+    let state = LogState {
+        log_start_offset: log_start_offset.0,
+        log_end_offset,
+        high_watermark: high_watermark.0,
+        now: inputs.now,
+    };
+    let pass_now = delete_old_segments(&facts, state, config);
+    for step in &pass_now.steps {
+        for base in &step.deleted {
+            if let Some(row) = rows.iter_mut().find(|r| r.base_offset == *base) {
+                row.deleted_now_by = Some(step.rule);
+            }
+        }
+    }
+    for (row, at) in rows.iter_mut().zip(eligible_at(&facts, state, config)) {
+        row.eligible_at = at;
+    }
+    data_warnings(&rows, config, inputs.now, &mut warnings);
+    let compaction = if config.compact {
+        Some(compaction_view(
+            partition,
+            &rows,
+            config,
+            log_start_offset.0,
+            inputs.now,
+        )?)
+    } else {
+        None
+    };
+    Ok(PartitionRetention {
+        partition: partition.name(),
+        total_bytes: rows.iter().map(|r| r.size).sum(),
+        oldest_data_age_ms: rows
+            .iter()
+            .find(|r| r.size > 0)
+            .map(|r| inputs.now - r.largest_timestamp),
+        segments: rows,
+        log_start_offset,
+        high_watermark,
+        log_end_offset,
+        now: inputs.now,
+        pass_now,
+        active_roll: roll,
+        compaction,
+        warnings,
+    })
+}
+
+fn data_warnings(
+    rows: &[SegmentRow],
+    config: &RetentionConfig,
+    now: i64,
+    warnings: &mut Vec<String>,
+) {
+    let future_limit = now.saturating_add(config.timestamp_after_max_ms.min(3_600_000));
+    for row in rows {
+        let from_records = match row.largest_timestamp_source {
+            TimestampSource::LogMtime => row.batches_max_timestamp,
+            _ => row.batches_max_timestamp.or(Some(row.largest_timestamp)),
+        };
+        if let Some(real) = from_records.filter(|&t| t > future_limit) {
+            warnings.push(format!(
+                "segment {:020}: timestamps up to {real}, {} ms in the future: it stays until the clock passes them plus retention.ms, and every newer segment waits behind it",
+                row.base_offset,
+                real - now
+            ));
+        }
+        if config.retention_ms >= 0
+            && !row.active
+            && row.largest_timestamp_source == TimestampSource::TimeIndex
+            && now - row.largest_timestamp > config.retention_ms.saturating_mul(2)
+        {
+            warnings.push(format!(
+                "segment {:020}: its newest record is {} ms old, far beyond retention.ms: data written with old timestamps (a replay?) is deletable at once",
+                row.base_offset,
+                now - row.largest_timestamp
+            ));
+        }
+        if !row.active
+            && row.size > 0
+            && (row.size as i64) < config.segment_bytes / 100
+            && config.segment_bytes > 1 << 20
+        {
+            warnings.push(format!("segment {:020}: only {} bytes (rolled by time or by a small segment.bytes): many small segments mean many files and memory maps", row.base_offset, row.size));
+        }
+    }
+    if let Some(active) = rows.last().filter(|r| r.active && r.size > 0) {
+        if let Some(first) = active.first_timestamp {
+            let rolls_at = first.saturating_add(config.segment_ms);
+            if config.retention_ms >= 0
+                && rolls_at > active.largest_timestamp.saturating_add(config.retention_ms)
+            {
+                warnings.push(format!(
+                    "the active segment {:020} only rolls on an append after {rolls_at} (segment.ms from its first batch); with little traffic its data outlives retention.ms until its newest record is retention.ms old",
+                    active.base_offset
+                ));
+            }
+        }
+    }
+}
+
+fn compaction_view(
+    partition: &Partition,
+    rows: &[SegmentRow],
+    config: &RetentionConfig,
+    log_start: i64,
+    now: i64,
+) -> Result<CompactionView, LogDirError> {
+    let active_base = rows.last().map_or(0, |r| r.base_offset);
+    let log_end = rows.last().map_or(0, |r| r.last_offset + 1);
+    let (mut first_dirty, mut source) = match checkpoint(partition, "cleaner-offset-checkpoint")? {
+        Some(o) => (o, "cleaner-offset-checkpoint"),
+        None => (log_start, "the log start offset (no cleaner checkpoint)"),
+    };
+    if first_dirty < log_start || first_dirty > log_end {
+        first_dirty = log_start;
+        source = "the log start offset (the checkpoint was out of range)";
+    }
+    let min_lag_limit = (config.min_compaction_lag_ms > 0)
+        .then(|| {
+            rows.iter()
+                .filter(|r| !r.active && r.last_offset >= first_dirty)
+                .find(|r| r.largest_timestamp > now - config.min_compaction_lag_ms)
+                .map(|r| r.base_offset)
+        })
+        .flatten();
+    let first_uncleanable = min_lag_limit.map_or(active_base, |m| m.min(active_base));
+    // Segments overlapping [from, to): the one containing `from` and those starting before `to`.
+    let overlapping = |from: i64, to: i64| -> u64 {
+        rows.iter()
+            .filter(|r| r.last_offset >= from && r.base_offset < to)
+            .map(|r| r.size)
+            .sum()
+    };
+    let clean_bytes = overlapping(log_start, first_dirty);
+    let cleanable_bytes = overlapping(first_dirty, first_uncleanable);
+    let dirty_ratio = if clean_bytes + cleanable_bytes == 0 {
+        0.0
+    } else {
+        cleanable_bytes as f64 / (clean_bytes + cleanable_bytes) as f64
+    };
+    let mut earliest_delete_horizon: Option<i64> = None;
+    let mut batches_with_delete_horizon = 0;
+    for segment in &partition.segments {
+        let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
+        for (_, s) in
+            SummaryIter::new(log.bytes(), 0, DEFAULT_DECOMPRESS_LIMIT).map_while(Result::ok)
+        {
+            if let Some(h) = s.delete_horizon_ms {
+                batches_with_delete_horizon += 1;
+                earliest_delete_horizon = Some(earliest_delete_horizon.map_or(h, |e| e.min(h)));
+            }
+        }
+    }
+    Ok(CompactionView {
+        first_dirty_offset: first_dirty,
+        first_dirty_source: source,
+        first_uncleanable_offset: first_uncleanable,
+        clean_bytes,
+        cleanable_bytes,
+        dirty_ratio,
+        will_clean: dirty_ratio > config.min_cleanable_dirty_ratio && cleanable_bytes > 0,
+        earliest_delete_horizon,
+        batches_with_delete_horizon,
+    })
+}

@@ -1,0 +1,184 @@
+//! `retention-report` as a table and plain words.
+
+use std::io::{self, Write};
+
+use comfy_table::Table;
+
+use super::time::{duration, utc};
+use crate::inspect::retention_config::RetentionConfig;
+use crate::inspect::retention_report::{PartitionRetention, SegmentRow};
+use crate::inspect::segment_time::TimestampSource;
+
+fn source(s: TimestampSource) -> &'static str {
+    match s {
+        TimestampSource::TimeIndex => "time index",
+        TimestampSource::Batches => "batches",
+        TimestampSource::LogMtime => ".log mtime",
+    }
+}
+
+fn fate(row: &SegmentRow, r: &PartitionRetention, config: &RetentionConfig) -> String {
+    if let Some(rule) = row.deleted_now_by {
+        return format!("deleted by a check now ({rule})");
+    }
+    let mut out = match row.eligible_at {
+        Some(at) => format!(
+            "retention.ms lets it go from {} (in {})",
+            utc(at),
+            duration(at - r.now)
+        ),
+        None if config.retention_ms < 0 || !config.delete => "kept: no time retention".to_string(),
+        None => "kept: not wholly below the high watermark, or empty".to_string(),
+    };
+    if row.active {
+        if let Some(roll) = &r.active_roll {
+            out.push_str(&format!(
+                "; active: rolls after {} more bytes",
+                roll.bytes_left.max(0)
+            ));
+            if let Some((from, to)) = roll.roll_by_time_after {
+                out.push_str(&format!(
+                    " or on an append with a timestamp past {}",
+                    if from == to {
+                        utc(to)
+                    } else {
+                        format!("{}..{}", utc(from), utc(to))
+                    }
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Writes one partition's report.
+pub fn write_report(
+    w: &mut dyn Write,
+    r: &PartitionRetention,
+    config: &RetentionConfig,
+) -> io::Result<()> {
+    writeln!(
+        w,
+        "{}: {} segments, {} bytes; log start offset {} ({}); high watermark {} ({}); log end offset {}; now {}",
+        r.partition,
+        r.segments.len(),
+        r.total_bytes,
+        r.log_start_offset.0,
+        r.log_start_offset.1,
+        r.high_watermark.0,
+        r.high_watermark.1,
+        r.log_end_offset,
+        utc(r.now)
+    )?;
+    let mut table = Table::new();
+    table.set_header([
+        "segment",
+        "last offset",
+        "size",
+        "first timestamp",
+        "largest timestamp (source)",
+        "fate",
+    ]);
+    for row in &r.segments {
+        table.add_row([
+            format!(
+                "{}{}",
+                row.base_offset,
+                if row.active { " (active)" } else { "" }
+            ),
+            row.last_offset.to_string(),
+            row.size.to_string(),
+            row.first_timestamp.map_or("-".into(), utc),
+            format!(
+                "{} ({})",
+                utc(row.largest_timestamp),
+                source(row.largest_timestamp_source)
+            ),
+            fate(row, r, config),
+        ]);
+    }
+    writeln!(w, "{table}")?;
+    writeln!(w, "{}", bottom_line(r, config))?;
+    for step in &r.pass_now.steps {
+        if !step.size_after_each.is_empty() {
+            writeln!(
+                w,
+                "  {}: log size after each deletion: {:?}",
+                step.rule, step.size_after_each
+            )?;
+        }
+    }
+    if let Some(c) = &r.compaction {
+        writeln!(
+            w,
+            "  cleaner: first dirty offset {} ({}), first uncleanable {}; clean {} bytes, cleanable {} bytes; dirty ratio {:.3} {} min.cleanable.dirty.ratio {}",
+            c.first_dirty_offset,
+            c.first_dirty_source,
+            c.first_uncleanable_offset,
+            c.clean_bytes,
+            c.cleanable_bytes,
+            c.dirty_ratio,
+            if c.will_clean { ">" } else { "<=" },
+            config.min_cleanable_dirty_ratio
+        )?;
+        if let Some(h) = c.earliest_delete_horizon {
+            writeln!(
+                w,
+                "  tombstones: {} batches carry a delete horizon; the cleaner may drop their tombstones from {}",
+                c.batches_with_delete_horizon,
+                utc(h)
+            )?;
+        }
+    }
+    for warning in &r.warnings {
+        writeln!(w, "  warning: {warning}")?;
+    }
+    Ok(())
+}
+
+/// The answer in plain words: how old the oldest data is and why it is there.
+pub fn bottom_line(r: &PartitionRetention, config: &RetentionConfig) -> String {
+    let tail = format!(
+        "then up to {} until the next retention check (log.retention.check.interval.ms) and {} before the .deleted files are removed (file.delete.delay.ms)",
+        duration(config.retention_check_interval_ms),
+        duration(config.file_delete_delay_ms)
+    );
+    let deleted: Vec<i64> = r
+        .pass_now
+        .steps
+        .iter()
+        .flat_map(|s| s.deleted.iter().copied())
+        .collect();
+    if !deleted.is_empty() {
+        return format!("a retention check now deletes segments {deleted:?}; {tail}");
+    }
+    let Some(oldest) = r.segments.iter().find(|s| s.size > 0) else {
+        return "no data".into();
+    };
+    let age = r.now - oldest.largest_timestamp;
+    if config.compact && !config.delete {
+        return format!(
+            "cleanup.policy=compact: no time or size deletion; segment {} holds data up to {} old",
+            oldest.base_offset,
+            duration(age)
+        );
+    }
+    match oldest.eligible_at {
+        Some(at) => format!(
+            "segment {} holds data up to {} old; it stays until its newest record is {} old ({}); {tail}",
+            oldest.base_offset,
+            duration(age),
+            duration(config.retention_ms),
+            utc(at)
+        ),
+        None if config.retention_ms < 0 => format!(
+            "retention.ms is unlimited; segment {} holds data up to {} old",
+            oldest.base_offset,
+            duration(age)
+        ),
+        None => format!(
+            "segment {} is not wholly below the high watermark (or is the only, empty segment), so retention cannot delete it yet",
+            oldest.base_offset
+        ),
+    }
+}

@@ -1,0 +1,201 @@
+//! `kseg retention-report` against the deletions Kafka's retention code made
+//! at each recorded "now" (the corpus's retention case).
+
+use serde_json::Value;
+
+use super::corpus::cases;
+use super::util::{kseg, stderr};
+
+fn report(dir: &std::path::Path, outcome: &Value) -> Value {
+    let out = kseg([
+        "retention-report".to_string(),
+        "--json".into(),
+        format!("--now={}", outcome["nowMs"]),
+        format!("--config=retention.ms={}", outcome["retention.ms"]),
+        format!("--config=retention.bytes={}", outcome["retention.bytes"]),
+        format!("--log-start-offset={}", outcome["logStartOffset"]),
+        dir.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let line: Value = serde_json::from_slice(&out.stdout).unwrap();
+    line["report"].clone()
+}
+
+#[test]
+fn retention_deletes_what_kafka_deleted_at_every_recorded_now() {
+    let mut compared = 0;
+    for case in cases() {
+        let Some(outcomes) = case.view["retention"]["retentionOutcomes"].as_array() else {
+            continue;
+        };
+        let p = &case.partitions()[0];
+        for outcome in outcomes {
+            let label = format!("{} now={}", outcome["label"], outcome["nowMs"]);
+            let ours = report(&p.dir, outcome);
+            for (kafka, mine) in outcome["segmentsBefore"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(ours["segments"].as_array().unwrap())
+            {
+                assert_eq!(kafka["baseOffset"], mine["baseOffset"], "{label}");
+                assert_eq!(kafka["size"], mine["size"], "{label}");
+                assert_eq!(
+                    kafka["largestTimestamp"], mine["largestTimestamp"],
+                    "{label}: largest timestamp of {}",
+                    kafka["baseOffset"]
+                );
+            }
+            let steps = ours["passNow"]["steps"].as_array().unwrap();
+            for (kafka, mine) in outcome["steps"].as_array().unwrap().iter().zip(steps) {
+                assert_eq!(kafka["rule"], mine["rule"], "{label}");
+                assert_eq!(
+                    kafka["deleted"], mine["deleted"],
+                    "{label}: {}",
+                    kafka["rule"]
+                );
+                if let Some(lso) = kafka.get("logStartOffsetAfterStep") {
+                    assert_eq!(
+                        lso, &mine["logStartOffsetAfter"],
+                        "{label}: {} log start",
+                        kafka["rule"]
+                    );
+                }
+                assert_eq!(
+                    kafka.get("rolledNewSegmentFirst").unwrap_or(&Value::Null),
+                    &mine["rolledNewSegmentFirst"],
+                    "{label}: roll"
+                );
+            }
+            assert_eq!(
+                outcome["segmentsAfter"], ours["passNow"]["segmentsAfter"],
+                "{label}: segments after"
+            );
+            assert_eq!(
+                outcome["logStartOffsetAfter"], ours["passNow"]["logStartOffsetAfter"],
+                "{label}: log start after"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 10, "compared {compared} outcomes");
+}
+
+#[test]
+fn classic_testdata_reports_five_segments_and_when_each_goes() {
+    // Segment 0's newest batch is number 1167 (timestamp T0 + 11673 ms); 12 s
+    // past 7 days it has just expired, segment 4672 (T0 + 23353) has not.
+    let now = "1700604812000";
+    let out = kseg([
+        "retention-report",
+        "--now",
+        now,
+        "--config",
+        "retention.ms=604800000",
+        super::util::classic().to_str().unwrap(),
+    ]);
+    let text = super::util::stdout(&out);
+    assert!(
+        text.starts_with("orders-0: 5 segments, 4485000 bytes"),
+        "{text}"
+    );
+    for base in ["| 0 ", "| 4672 ", "| 9344 ", "| 14016 ", "| 18688 (active)"] {
+        assert!(text.contains(base), "{base}: {text}");
+    }
+    assert!(text.contains("| 1047696 | 2023-11-14T22:13:20.003Z | 2023-11-14T22:13:31.673Z (time index) | deleted by a check now"), "{text}");
+    assert!(
+        text.contains("retention.ms lets it go from 2023-11-21T22:13:43.354Z"),
+        "{text}"
+    );
+    assert!(
+        text.contains("a retention check now deletes segments [0]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn compacted_topics_report_the_cleaners_view() {
+    let case = cases().into_iter().find(|c| c.name == "compacted").unwrap();
+    let p = &case.partitions()[0];
+    let out = kseg([
+        "retention-report".to_string(),
+        "--json".into(),
+        "--config=cleanup.policy=compact".into(),
+        "--now=1700259200000".into(),
+        p.dir.display().to_string(),
+    ]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let compaction = &report["report"]["compaction"];
+    let last_pass = case.view["cleanerPasses"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap();
+    assert_eq!(
+        compaction["firstDirtyOffset"],
+        last_pass["cleanerOffsetCheckpointWritten"]
+    );
+    assert_eq!(compaction["firstDirtySource"], "cleaner-offset-checkpoint");
+    let horizons: Vec<i64> = p.view["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["log"]["batches"].as_array().unwrap())
+        .filter_map(|b| b["deleteHorizonMs"].as_i64())
+        .collect();
+    assert!(!horizons.is_empty());
+    assert_eq!(compaction["batchesWithDeleteHorizon"], horizons.len());
+    assert_eq!(
+        compaction["earliestDeleteHorizon"],
+        *horizons.iter().min().unwrap()
+    );
+    let steps = report["report"]["passNow"]["steps"].as_array().unwrap();
+    assert_eq!(
+        steps.len(),
+        1,
+        "compact only: just the log-start-offset rule"
+    );
+    assert!(
+        report["report"]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| !w.as_str().unwrap().contains("future")),
+        "an empty segment's mtime is not a record timestamp"
+    );
+}
+
+#[test]
+fn future_timestamps_are_warned_about() {
+    use kseg::fixture::{PartitionWriter, WriterConfig};
+    use kseg::format::encode::{BatchSpec, RecordSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("future-0");
+    let mut w = PartitionWriter::create(&dir, WriterConfig::default()).unwrap();
+    let record = |timestamp| RecordSpec {
+        timestamp,
+        value: Some(b"v".to_vec()),
+        ..RecordSpec::default()
+    };
+    w.append(BatchSpec {
+        records: vec![record(1_000)],
+        ..BatchSpec::default()
+    })
+    .unwrap();
+    w.append(BatchSpec {
+        records: vec![record(10 * 86_400_000)],
+        ..BatchSpec::default()
+    })
+    .unwrap();
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    let out = kseg([
+        "retention-report",
+        "--json",
+        "--now",
+        "86400000",
+        dir.to_str().unwrap(),
+    ]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warnings = report["report"]["warnings"].to_string();
+    assert!(warnings.contains("in the future"), "{warnings}");
+}
