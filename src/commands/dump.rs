@@ -22,6 +22,9 @@ use kseg::render::{ByteEncoding, DumpPrinter, OutputFormat};
 use crate::cli::{DumpArgs, EncodingArg};
 use crate::exit_code::ExitCode;
 
+/// How often a `.log` walk hands the pages it has passed back to the kernel.
+const RELEASE_EVERY: u64 = 8 << 20;
+
 /// Index files are read whole; a broker never writes one over this size.
 const INDEX_READ_LIMIT: u64 = 1 << 31;
 
@@ -134,6 +137,7 @@ fn dump_log(
     };
     let mut code = ExitCode::Ok;
     let mut scratch = Vec::new();
+    let mut released = 0;
     printer.log_start(base)?;
     for item in BatchIter::new(data, 0) {
         let batch = match item {
@@ -164,6 +168,10 @@ fn dump_log(
         {
             break;
         }
+        if batch.position >= released + RELEASE_EVERY {
+            file.release_before(batch.position);
+            released = batch.position;
+        }
         let summary = match batch.summary(&mut scratch, limit) {
             Ok(s) => s,
             Err(err) => {
@@ -172,8 +180,9 @@ fn dump_log(
                 continue;
             }
         };
-        printer.batch(&summary)?;
-        if !summary.is_valid {
+        let is_valid = batch.is_valid();
+        printer.batch(&summary, is_valid)?;
+        if !is_valid {
             code = ExitCode::Findings;
         }
         if !deep {

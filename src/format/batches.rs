@@ -150,8 +150,9 @@ impl<'a> Iterator for SummaryIter<'a> {
     }
 }
 
-/// Everything kafka-dump-log prints about a batch, for any magic, read from
-/// its header (and, for a compressed legacy wrapper, its inner offsets).
+/// Everything kafka-dump-log prints about a batch but `isvalid`, for any
+/// magic, read from its header (and, for a compressed legacy wrapper, its
+/// inner offsets). Reading it never touches the records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchSummary {
     /// First offset.
@@ -166,10 +167,8 @@ pub struct BatchSummary {
     pub size: u64,
     /// Magic byte.
     pub magic: i8,
-    /// Stored CRC (CRC-32C for v2, CRC32 for v0/v1).
+    /// Stored CRC (CRC-32C for v2, CRC32 for v0/v1); see [`FileBatch::is_valid`].
     pub crc: u32,
-    /// Whether the stored CRC matches the bytes.
-    pub is_valid: bool,
     /// Compression codec.
     pub compression: Compression,
     /// Timestamp type.
@@ -245,6 +244,12 @@ impl<'a> FileBatch<'a> {
         Ok(())
     }
 
+    /// Kafka's `isValid`: the batch is at least a header long and its stored
+    /// CRC matches the bytes. The only per-batch work that reads every byte.
+    pub fn is_valid(&self) -> bool {
+        self.ensure_valid().is_ok()
+    }
+
     fn crc_error(&self, stored: u32, computed: u32) -> FormatError {
         FormatError::new(
             self.position,
@@ -282,7 +287,6 @@ impl<'a> FileBatch<'a> {
             size: self.size(),
             magic: h.magic,
             crc: h.crc,
-            is_valid: h.crc == compute_v2_crc(self.bytes),
             compression: h
                 .compression()
                 .map_err(|k| FormatError::new(self.position + 21, k))?,
@@ -323,7 +327,6 @@ impl<'a> FileBatch<'a> {
             size: self.size(),
             magic: m.magic,
             crc: m.crc,
-            is_valid: m.is_valid,
             compression,
             timestamp_type: m.timestamp_type(),
             max_timestamp: m.timestamp,

@@ -75,8 +75,8 @@ impl<W: Write> DumpPrinter<W> {
         }
     }
 
-    /// One batch line.
-    pub fn batch(&mut self, b: &BatchSummary) -> io::Result<()> {
+    /// One batch line; `is_valid` is the result of the CRC check.
+    pub fn batch(&mut self, b: &BatchSummary, is_valid: bool) -> io::Result<()> {
         match self.format {
             OutputFormat::Text => {
                 if b.magic >= 2 {
@@ -108,7 +108,7 @@ impl<W: Write> DumpPrinter<W> {
                     b.magic,
                     b.compression.name(),
                     b.crc,
-                    b.is_valid
+                    is_valid
                 )
             }
             OutputFormat::Json => self.json(
@@ -116,7 +116,7 @@ impl<W: Write> DumpPrinter<W> {
                 Self::obj(json!({
                     "baseOffset": b.base_offset, "lastOffset": b.last_offset, "count": b.count,
                     "position": b.position, "size": b.size, "magic": b.magic, "crc": b.crc,
-                    "isValid": b.is_valid, "compression": b.compression.name(),
+                    "isValid": is_valid, "compression": b.compression.name(),
                     "timestampType": b.timestamp_type.name(), "maxTimestamp": b.max_timestamp,
                     "baseTimestamp": b.base_timestamp, "producerId": b.producer_id,
                     "producerEpoch": b.producer_epoch, "baseSequence": b.base_sequence,

@@ -1,0 +1,256 @@
+//! kseg's speed and memory, each measured against a plain read of the same
+//! bytes in the same run (so a noisy machine moves both sides):
+//!
+//! - `dump` at batch level on one big segment, and its peak RSS against a
+//!   segment 1/16 the size;
+//! - `rebuild-index --check` on the same segment (header walk, no CRC);
+//! - `verify` on a log dir of several segments, one thread and all cores;
+//! - `locate` on a partition of 10,000 segments.
+//!
+//! `cargo bench --bench throughput -- [--size-mib N] [--work-dir DIR]`
+//! (default 1024 MiB in a temporary directory; the data is written once).
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use kseg::fixture::{PartitionWriter, WriterConfig, fixture_value};
+use kseg::format::encode::{BatchSpec, RecordSpec};
+
+const KSEG: &str = env!("CARGO_BIN_EXE_kseg");
+
+fn arg(name: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+/// Writes `bytes` of 16-record batches of 1 KiB values (about 16.5 KiB each).
+fn write_partition(dir: &Path, bytes: u64, segment_bytes: u64) {
+    if dir.exists() {
+        return;
+    }
+    let mut w = PartitionWriter::create(
+        dir,
+        WriterConfig {
+            segment_bytes,
+            index_interval_bytes: 4096,
+        },
+    )
+    .unwrap();
+    let mut written = 0;
+    let mut batch = 0i64;
+    while written < bytes {
+        let records = (0..16)
+            .map(|i| RecordSpec {
+                timestamp: 1_700_000_000_000 + batch,
+                value: Some(fixture_value(batch * 16 + i, 1024)),
+                ..RecordSpec::default()
+            })
+            .collect();
+        w.append(BatchSpec {
+            records,
+            ..BatchSpec::default()
+        })
+        .unwrap();
+        written += 16 * 1030 + 61;
+        batch += 1;
+    }
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+}
+
+/// Exactly `segments` segments of 8 batches (897 bytes each: a segment rolls
+/// once it holds more than 8072 - 897 bytes).
+fn write_many_segments(dir: &Path, segments: usize) {
+    if dir.exists() {
+        return;
+    }
+    let mut w = PartitionWriter::create(
+        dir,
+        WriterConfig {
+            segment_bytes: 8072,
+            index_interval_bytes: 1024,
+        },
+    )
+    .unwrap();
+    let mut batch = 0i64;
+    let per_segment = 8;
+    while (batch as usize) < segments * per_segment {
+        let records = (0..4)
+            .map(|i| RecordSpec {
+                timestamp: 1_700_000_000_000 + batch,
+                value: Some(fixture_value(batch * 4 + i, 200)),
+                ..RecordSpec::default()
+            })
+            .collect();
+        w.append(BatchSpec {
+            records,
+            ..BatchSpec::default()
+        })
+        .unwrap();
+        batch += 1;
+    }
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+}
+
+fn plain_read(paths: &[PathBuf]) -> Duration {
+    let start = Instant::now();
+    let mut buf = vec![0u8; 1 << 20];
+    for path in paths {
+        let mut f = File::open(path).unwrap();
+        while f.read(&mut buf).unwrap() > 0 {}
+    }
+    start.elapsed()
+}
+
+/// Runs kseg, returns (wall time, peak RSS in KiB) of the child alone.
+fn run(args: &[&str], threads: Option<usize>) -> (Duration, i64) {
+    let mut cmd = Command::new(KSEG);
+    cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
+    if let Some(n) = threads {
+        cmd.env("RAYON_NUM_THREADS", n.to_string());
+    }
+    let start = Instant::now();
+    let child = cmd.spawn().unwrap();
+    let mut status = 0;
+    // SAFETY: plain wait4 on our own child, with zeroed out-parameters.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    (start.elapsed(), usage.ru_maxrss)
+}
+
+fn best<T>(n: usize, mut f: impl FnMut() -> (Duration, T)) -> (Duration, T) {
+    (0..n).map(|_| f()).min_by_key(|(d, _)| *d).unwrap()
+}
+
+fn mib_s(bytes: u64, d: Duration) -> f64 {
+    bytes as f64 / (1 << 20) as f64 / d.as_secs_f64()
+}
+
+fn logs(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "log"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn main() {
+    let size_mib: u64 = arg("--size-mib").map_or(1024, |s| s.parse().unwrap());
+    let tmp;
+    let work = match arg("--work-dir") {
+        Some(d) => PathBuf::from(d),
+        None => {
+            tmp = tempfile::tempdir().unwrap();
+            tmp.path().to_path_buf()
+        }
+    };
+    let big = work.join(format!("big{size_mib}-0"));
+    let small = work.join(format!("small{}-0", size_mib / 16));
+    let multi = work.join(format!("multi{size_mib}"));
+    let many = work.join("many10k-0");
+    eprintln!("writing test data under {} ...", work.display());
+    write_partition(&big, size_mib << 20, 2 << 30);
+    write_partition(&small, (size_mib / 16).max(1) << 20, 2 << 30);
+    write_partition(
+        &multi.join("events-0"),
+        size_mib << 20,
+        (size_mib << 20) / 8,
+    );
+    write_many_segments(&many, 10_000);
+
+    let big_log = logs(&big);
+    let bytes = std::fs::metadata(&big_log[0]).unwrap().len();
+    plain_read(&big_log);
+    let read = best(3, || (plain_read(&big_log), ())).0;
+    println!(
+        "plain read of a {} MiB segment (page cached): {:.0} MiB/s",
+        bytes >> 20,
+        mib_s(bytes, read)
+    );
+
+    let big_path = big_log[0].to_str().unwrap().to_string();
+    let (dump, rss) = best(3, || run(&["dump", &big_path], None));
+    let small_log = logs(&small);
+    let (_, small_rss) = best(3, || run(&["dump", small_log[0].to_str().unwrap()], None));
+    println!(
+        "dump (batch level, CRC checked for isvalid): {:.0} MiB/s = {:.2} x plain read; peak RSS {} KiB (a segment 1/16 the size: {} KiB)",
+        mib_s(bytes, dump),
+        read.as_secs_f64() / dump.as_secs_f64(),
+        rss,
+        small_rss
+    );
+
+    let (check, _) = best(3, || run(&["rebuild-index", "--check", &big_path], None));
+    println!(
+        "rebuild-index --check (header walk): {:.0} MiB/s = {:.2} x plain read",
+        mib_s(bytes, check),
+        read.as_secs_f64() / check.as_secs_f64()
+    );
+
+    let multi_logs = logs(&multi.join("events-0"));
+    let multi_bytes: u64 = multi_logs
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum();
+    plain_read(&multi_logs);
+    let multi_read = best(3, || (plain_read(&multi_logs), ())).0;
+    let multi_dir = multi.to_str().unwrap().to_string();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (one, _) = best(3, || run(&["verify", &multi_dir], Some(1)));
+    let (all, _) = best(3, || run(&["verify", &multi_dir], Some(cores)));
+    println!(
+        "verify of {} segments, {} MiB: 1 thread {:.0} MiB/s = {:.2} x plain read; {cores} threads {:.0} MiB/s = {:.2}x the single thread",
+        multi_logs.len(),
+        multi_bytes >> 20,
+        mib_s(multi_bytes, one),
+        multi_read.as_secs_f64() / one.as_secs_f64(),
+        mib_s(multi_bytes, all),
+        one.as_secs_f64() / all.as_secs_f64()
+    );
+
+    let many_dir = many.to_str().unwrap().to_string();
+    let target_offset = 10_000 / 2 * 32 + 13;
+    let target = target_offset.to_string();
+    let (locate, _) = best(5, || run(&["locate", "--offset", &target, &many_dir], None));
+    let out = Command::new(KSEG)
+        .args(["locate", "--json", "--offset", &target, &many_dir])
+        .output()
+        .unwrap();
+    let trace: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let list = best(5, || {
+        let start = Instant::now();
+        let p = kseg::logdir::Partition::open(&many).unwrap();
+        (start.elapsed(), p)
+    });
+    let partition = list.1;
+    let (lookup, _) = best(5, || {
+        let start = Instant::now();
+        let i = partition.floor_segment(target_offset).unwrap();
+        let seg = &partition.segments[i];
+        let log = kseg::logdir::MappedFile::open(&seg.log_path(), kseg::logdir::CachePolicy::Keep)
+            .unwrap();
+        let found = kseg::inspect::locate::locate_in_segment(
+            seg,
+            log.bytes(),
+            target_offset,
+            kseg::inspect::locate::EntryCount::Live,
+        );
+        (start.elapsed(), found)
+    });
+    println!(
+        "locate --offset {target} in {} segments: {:.1} ms for the whole process, of which listing the directory takes {:.1} ms and the lookup itself {:.3} ms; index probes {}, index bytes read {}, log bytes read {}",
+        trace["segmentCount"],
+        locate.as_secs_f64() * 1000.0,
+        list.0.as_secs_f64() * 1000.0,
+        lookup.as_secs_f64() * 1000.0,
+        trace["index"]["probes"].as_array().map_or(0, Vec::len),
+        trace["indexBytesRead"],
+        trace["logBytesRead"]
+    );
+}
