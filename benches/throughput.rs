@@ -107,6 +107,8 @@ fn plain_read(paths: &[PathBuf]) -> Duration {
 }
 
 /// Runs kseg, returns (wall time, peak RSS in KiB) of the child alone.
+/// The child is reaped by `wait4`, which also gives its own rusage.
+#[allow(clippy::zombie_processes)]
 fn run(args: &[&str], threads: Option<usize>) -> (Duration, i64) {
     let mut cmd = Command::new(KSEG);
     cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
