@@ -8,5 +8,6 @@ mod corpus_recovery;
 mod corpus_retention;
 mod dump;
 mod generated;
+mod properties;
 mod rebuild_index;
 mod util;
