@@ -5,7 +5,7 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::write::replace_file;
+use super::write::{TEMP_SUFFIX, crash_point, replace_file};
 
 const MANIFEST: &str = "MANIFEST";
 
@@ -44,20 +44,37 @@ impl Backup {
             let copy = self.dir.join(format!("{:06}", self.count));
             fs::copy(&absolute, &copy)?;
             File::open(&copy)?.sync_all()?;
+            crash_point("after-backup-copy");
             writeln!(self.manifest, "{:06}\t{}", self.count, absolute.display())?;
         } else {
             writeln!(self.manifest, "absent\t{}", absolute.display())?;
         }
         self.manifest.sync_all()?;
-        File::open(&self.dir)?.sync_all()
+        File::open(&self.dir)?.sync_all()?;
+        crash_point("after-backup-manifest");
+        Ok(())
     }
 }
 
-/// Puts every file recorded in the backup at `dir` back, byte for byte.
-/// Returns the restored paths.
+/// Puts every file recorded in the backup at `dir` back, byte for byte, and
+/// removes temporary files an interrupted write left beside them. Returns
+/// the restored paths.
 pub fn restore(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let manifest = fs::read_to_string(dir.join(MANIFEST))?;
     let mut restored = Vec::new();
+    let mut dirs: Vec<PathBuf> = manifest
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .filter_map(|(_, p)| Path::new(p).parent().map(Path::to_path_buf))
+        .collect();
+    dirs.dedup();
+    for d in &dirs {
+        for entry in fs::read_dir(d)?.flatten() {
+            if entry.file_name().to_string_lossy().ends_with(TEMP_SUFFIX) {
+                fs::remove_file(entry.path())?;
+            }
+        }
+    }
     for line in manifest.lines().rev() {
         let Some((copy, original)) = line.split_once('\t') else {
             continue;

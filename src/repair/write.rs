@@ -4,16 +4,30 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::Path;
 
-/// Environment variable naming a step at which to exit abruptly, for tests
-/// that prove every step leaves either the old or the new file.
-pub const CRASH_AT_ENV: &str = "KSEG_CRASH_AT";
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Exits the process at once when `KSEG_CRASH_AT` names `step`.
-pub fn crash_point(step: &str) {
-    if std::env::var(CRASH_AT_ENV).is_ok_and(|s| s == step) {
+/// Environment variable: exit abruptly (code 99) at the N-th crash point a
+/// writing command reaches, for tests that prove every step of every write
+/// leaves each file either old or new, and the backup complete.
+pub const CRASH_AFTER_ENV: &str = "KSEG_CRASH_AFTER";
+
+static CRASH_POINTS_PASSED: AtomicUsize = AtomicUsize::new(0);
+
+/// A place where a crash must be harmless; see [`CRASH_AFTER_ENV`].
+pub fn crash_point(_step: &str) {
+    let Some(limit) = std::env::var(CRASH_AFTER_ENV)
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+    else {
+        return;
+    };
+    if CRASH_POINTS_PASSED.fetch_add(1, Ordering::SeqCst) + 1 == limit {
         std::process::exit(99);
     }
 }
+
+/// Suffix of the temporary file written beside a file being replaced.
+pub const TEMP_SUFFIX: &str = ".kseg-tmp";
 
 fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
@@ -26,7 +40,7 @@ pub fn replace_file(target: &Path, bytes: &[u8]) -> io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.kseg-tmp"));
+    let tmp = dir.join(format!(".{name}{TEMP_SUFFIX}"));
     {
         let mut file = File::create(&tmp)?;
         crash_point("after-create-temp");
@@ -46,5 +60,6 @@ pub fn truncate_file(target: &Path, len: u64) -> io::Result<()> {
     let file = OpenOptions::new().write(true).open(target)?;
     crash_point("before-truncate");
     file.set_len(len)?;
+    crash_point("after-truncate");
     file.sync_all()
 }

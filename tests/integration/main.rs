@@ -6,6 +6,7 @@ mod corpus_index;
 mod corpus_locate;
 mod corpus_recovery;
 mod corpus_retention;
+mod crash_safety;
 mod dump;
 mod generated;
 mod properties;

@@ -20,28 +20,45 @@ fn record() -> impl Strategy<Value = RecordSpec> {
         bytes(300),
         prop::collection::vec((prop::collection::vec(any::<u8>(), 0..10), bytes(10)), 0..4),
     )
-        .prop_map(|(ts, key, value, headers)| RecordSpec { timestamp: 1_700_000_000_000 + ts, key, value, headers })
+        .prop_map(|(ts, key, value, headers)| RecordSpec {
+            timestamp: 1_700_000_000_000 + ts,
+            key,
+            value,
+            headers,
+        })
 }
 
 fn batch() -> impl Strategy<Value = BatchSpec> {
     (
         prop::collection::vec(record(), 1..12),
-        prop::sample::select(vec![Compression::None, Compression::Gzip, Compression::Snappy, Compression::Lz4, Compression::Zstd]),
+        prop::sample::select(vec![
+            Compression::None,
+            Compression::Gzip,
+            Compression::Snappy,
+            Compression::Lz4,
+            Compression::Zstd,
+        ]),
         any::<bool>(),
         prop::option::of((0i64..1 << 40, 0i16..10, 0i32..1 << 30)),
         0i32..100,
     )
-        .prop_map(|(records, compression, append_time, producer, epoch)| BatchSpec {
-            records,
-            compression,
-            timestamp_type: if append_time { TimestampType::LogAppendTime } else { TimestampType::CreateTime },
-            append_time: 1_800_000_000_000,
-            producer_id: producer.map_or(-1, |p| p.0),
-            producer_epoch: producer.map_or(-1, |p| p.1),
-            base_sequence: producer.map_or(-1, |p| p.2),
-            partition_leader_epoch: epoch,
-            ..BatchSpec::default()
-        })
+        .prop_map(
+            |(records, compression, append_time, producer, epoch)| BatchSpec {
+                records,
+                compression,
+                timestamp_type: if append_time {
+                    TimestampType::LogAppendTime
+                } else {
+                    TimestampType::CreateTime
+                },
+                append_time: 1_800_000_000_000,
+                producer_id: producer.map_or(-1, |p| p.0),
+                producer_epoch: producer.map_or(-1, |p| p.1),
+                base_sequence: producer.map_or(-1, |p| p.2),
+                partition_leader_epoch: epoch,
+                ..BatchSpec::default()
+            },
+        )
 }
 
 /// Several batches laid end to end with increasing offsets.
