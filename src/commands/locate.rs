@@ -58,8 +58,8 @@ pub fn run(args: &LocateArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn log_start_from_checkpoint(partition: &Partition) -> Option<i64> {
-    let log_dir = partition.dir.parent()?;
-    let checkpoint = offset_checkpoint_in(log_dir, "log-start-offset-checkpoint").ok()?;
+    let checkpoint =
+        offset_checkpoint_in(&partition.log_dir(), "log-start-offset-checkpoint").ok()?;
     let first = partition.segments.first()?.base_offset;
     checkpoint.get(&partition.name()).map(|&o| o.max(first))
 }

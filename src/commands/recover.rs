@@ -28,15 +28,7 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
             ExitCode::Findings
         });
     }
-    let log_dirs: Vec<PathBuf> = reports
-        .iter()
-        .map(|r| {
-            r.partition
-                .dir
-                .parent()
-                .map_or_else(|| PathBuf::from("."), PathBuf::from)
-        })
-        .collect();
+    let log_dirs: Vec<PathBuf> = reports.iter().map(|r| r.partition.log_dir()).collect();
     if !args.write.ignore_lock {
         for dir in &log_dirs {
             ensure_unlocked(dir)?;

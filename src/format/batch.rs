@@ -202,21 +202,26 @@ impl RecordBatchHeader {
     }
 }
 
-/// Kafka's `DefaultRecordBatch.incrementSequence`: wraps to 0 after i32::MAX.
+/// Kafka's `DefaultRecordBatch.incrementSequence`: wraps to 0 after
+/// i32::MAX. Java int arithmetic wraps, so garbage deltas wrap here too.
 pub fn increment_sequence(sequence: i32, increment: i32) -> i32 {
-    if sequence > i32::MAX - increment {
-        increment - (i32::MAX - sequence) - 1
+    if sequence > i32::MAX.wrapping_sub(increment) {
+        increment
+            .wrapping_sub(i32::MAX.wrapping_sub(sequence))
+            .wrapping_sub(1)
     } else {
-        sequence + increment
+        sequence.wrapping_add(increment)
     }
 }
 
 /// Kafka's `DefaultRecordBatch.decrementSequence`.
 pub fn decrement_sequence(sequence: i32, decrement: i32) -> i32 {
     if sequence < decrement {
-        i32::MAX - (decrement - sequence) + 1
+        i32::MAX
+            .wrapping_sub(decrement.wrapping_sub(sequence))
+            .wrapping_add(1)
     } else {
-        sequence - decrement
+        sequence.wrapping_sub(decrement)
     }
 }
 

@@ -165,7 +165,7 @@ pub fn parse_legacy_inner<'a>(
                     )),
                 );
             }
-            wrapper.offset - last_inner
+            wrapper.offset.wrapping_sub(last_inner)
         }
         _ => 0,
     };
@@ -174,7 +174,7 @@ pub fn parse_legacy_inner<'a>(
         .iter()
         .map(|m| {
             let mut record = m.as_record();
-            record.offset = base + m.offset;
+            record.offset = base.wrapping_add(m.offset);
             if m.magic == 1 && append_time {
                 record.timestamp = wrapper.timestamp;
             }

@@ -69,7 +69,7 @@ impl<'a> OffsetIndex<'a> {
     /// Slot `i` with an absolute offset.
     pub fn entry(&self, i: usize) -> Option<OffsetIndexEntry> {
         self.raw_entry(i).map(|(rel, pos)| OffsetIndexEntry {
-            offset: self.base_offset + i64::from(rel),
+            offset: self.base_offset.wrapping_add(i64::from(rel)),
             position: i64::from(pos),
         })
     }
@@ -154,7 +154,7 @@ impl OffsetIndexSanityError {
 pub fn encode_offset_index(base_offset: i64, entries: &[OffsetIndexEntry]) -> Vec<u8> {
     let mut out = Vec::with_capacity(entries.len() * OFFSET_INDEX_ENTRY_SIZE);
     for e in entries {
-        out.extend_from_slice(&((e.offset - base_offset) as i32).to_be_bytes());
+        out.extend_from_slice(&(e.offset.wrapping_sub(base_offset) as i32).to_be_bytes());
         out.extend_from_slice(&(e.position as i32).to_be_bytes());
     }
     out

@@ -36,7 +36,7 @@ impl ProducerEntry {
 
     /// First offset of the last batch.
     pub fn first_offset(&self) -> i64 {
-        self.last_offset - i64::from(self.offset_delta)
+        self.last_offset.wrapping_sub(i64::from(self.offset_delta))
     }
 
     /// Whether the entry carries batch metadata (Kafka omits it when lastOffset < 0).

@@ -77,7 +77,7 @@ impl<'a> TimeIndex<'a> {
     pub fn entry(&self, i: usize) -> Option<TimeIndexEntry> {
         self.raw_entry(i).map(|(timestamp, rel)| TimeIndexEntry {
             timestamp,
-            offset: self.base_offset + i64::from(rel),
+            offset: self.base_offset.wrapping_add(i64::from(rel)),
         })
     }
 
@@ -181,7 +181,7 @@ pub fn encode_time_index(base_offset: i64, entries: &[TimeIndexEntry]) -> Vec<u8
     let mut out = Vec::with_capacity(entries.len() * TIME_INDEX_ENTRY_SIZE);
     for e in entries {
         out.extend_from_slice(&e.timestamp.to_be_bytes());
-        out.extend_from_slice(&((e.offset - base_offset) as i32).to_be_bytes());
+        out.extend_from_slice(&(e.offset.wrapping_sub(base_offset) as i32).to_be_bytes());
     }
     out
 }

@@ -155,7 +155,7 @@ fn step(
     let s = batch
         .summary(scratch, DEFAULT_DECOMPRESS_LIMIT)
         .map_err(StopReason::Invalid)?;
-    let relative = s.last_offset - base_offset;
+    let relative = s.last_offset.wrapping_sub(base_offset);
     if !(0..=i64::from(i32::MAX)).contains(&relative) {
         return Err(StopReason::OffsetOverflow {
             position: s.position,
@@ -194,6 +194,6 @@ fn step(
     b.valid_bytes = s.position + s.size;
     b.batches += 1;
     b.records += s.count.map_or(1, |c| c.max(0) as u64);
-    b.next_offset = s.last_offset + 1;
+    b.next_offset = s.last_offset.wrapping_add(1);
     Ok(())
 }

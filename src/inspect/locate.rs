@@ -290,5 +290,5 @@ pub fn next_offset(segment: &Segment, log: &[u8]) -> i64 {
     SummaryIter::new(log, 0, DEFAULT_DECOMPRESS_LIMIT)
         .map_while(Result::ok)
         .last()
-        .map_or(segment.base_offset, |(_, s)| s.last_offset + 1)
+        .map_or(segment.base_offset, |(_, s)| s.last_offset.wrapping_add(1))
 }

@@ -42,7 +42,7 @@ pub fn check_partition(
             check
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let log_dir = partition.dir.parent().unwrap_or(&partition.dir);
+    let log_dir = &partition.log_dir();
     let (recovery_point, recovery_point_source) = match recovery_point {
         Some(rp) => (rp, "given on the command line".to_string()),
         None => match offset_checkpoint_in(log_dir, "recovery-point-offset-checkpoint")?

@@ -120,8 +120,7 @@ pub struct ReportInputs {
 }
 
 fn checkpoint(partition: &Partition, name: &str) -> Result<Option<i64>, LogDirError> {
-    let log_dir = partition.dir.parent().unwrap_or(&partition.dir);
-    Ok(offset_checkpoint_in(log_dir, name)?
+    Ok(offset_checkpoint_in(&partition.log_dir(), name)?
         .get(&partition.name())
         .copied())
 }

@@ -134,7 +134,7 @@ fn time_index_health(segment: &Segment, build: &IndexBuild) -> Result<IndexHealt
         // Past a bad batch the rest of the data is unknown; only a clean walk bounds the entries.
         let walked_all = build.stop.is_none_or(|s| s.is_silent());
         if walked_all
-            && (entry.offset >= build.next_offset.max(segment.base_offset + 1)
+            && (entry.offset >= build.next_offset.max(segment.base_offset.saturating_add(1))
                 || entry.timestamp > build.max_timestamp)
         {
             return Ok(IndexHealth::Inconsistent(format!(

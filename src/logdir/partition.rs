@@ -94,6 +94,15 @@ impl Partition {
             .checked_sub(1)
     }
 
+    /// The log dir holding this partition: its parent directory (`.` for a
+    /// partition named by a bare relative path).
+    pub fn log_dir(&self) -> PathBuf {
+        match self.dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
     /// `leader-epoch-checkpoint`.
     pub fn leader_epoch_checkpoint_path(&self) -> PathBuf {
         self.dir.join("leader-epoch-checkpoint")

@@ -20,10 +20,7 @@ pub struct Target {
 impl Target {
     /// The log dir holding the partition (its parent directory).
     pub fn log_dir(&self) -> PathBuf {
-        self.partition
-            .dir
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        self.partition.log_dir()
     }
 
     /// The segments selected.

@@ -1,5 +1,6 @@
 //! kseg's integration tests: the real binary on real files.
 
+mod bad_input;
 mod corpus;
 mod corpus_dump;
 mod corpus_index;
@@ -11,4 +12,5 @@ mod dump;
 mod generated;
 mod properties;
 mod rebuild_index;
+mod regressions;
 mod util;

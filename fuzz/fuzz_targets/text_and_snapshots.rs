@@ -1,0 +1,21 @@
+//! Producer snapshots, checkpoint files, `partition.metadata` and
+//! `meta.properties`, from arbitrary bytes.
+#![no_main]
+
+use kseg::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
+use kseg::format::producer_snapshot::parse_producer_snapshot;
+use kseg::format::properties::{parse_partition_metadata, parse_properties};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(snapshot) = parse_producer_snapshot(data) {
+        for entry in &snapshot.entries {
+            let _ = (entry.first_sequence(), entry.first_offset());
+        }
+    }
+    let text = String::from_utf8_lossy(data);
+    let _ = parse_offset_checkpoint(&text);
+    let _ = parse_leader_epoch_checkpoint(&text);
+    let _ = parse_partition_metadata(&text);
+    let _ = parse_properties(&text);
+});
