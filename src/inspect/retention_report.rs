@@ -291,13 +291,21 @@ fn data_warnings(
                 now - row.largest_timestamp
             ));
         }
-        if !row.active
-            && row.size > 0
-            && (row.size as i64) < config.segment_bytes / 100
-            && config.segment_bytes > 1 << 20
-        {
-            warnings.push(format!("segment {:020}: only {} bytes (rolled by time or by a small segment.bytes): many small segments mean many files and memory maps", row.base_offset, row.size));
-        }
+    }
+    let small = rows
+        .iter()
+        .filter(|r| {
+            !r.active
+                && r.size > 0
+                && (r.size as i64) < config.segment_bytes / 100
+                && config.segment_bytes > 1 << 20
+        })
+        .count();
+    if small > 0 {
+        warnings.push(format!(
+            "{small} closed segments are under 1% of segment.bytes ({}): rolled by segment.ms, or the topic's segment.bytes is smaller (pass it with --config); many small segments mean many files and memory maps",
+            config.segment_bytes
+        ));
     }
     if let Some(active) = rows.last().filter(|r| r.active && r.size > 0) {
         if let Some(first) = active.first_timestamp {

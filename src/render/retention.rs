@@ -21,34 +21,31 @@ fn fate(row: &SegmentRow, r: &PartitionRetention, config: &RetentionConfig) -> S
     if let Some(rule) = row.deleted_now_by {
         return format!("deleted by a check now ({rule})");
     }
-    let mut out = match row.eligible_at {
-        Some(at) => format!(
-            "retention.ms lets it go from {} (in {})",
-            utc(at),
-            duration(at - r.now)
-        ),
+    match row.eligible_at {
+        Some(at) => format!("deletable from {} (in {})", utc(at), duration(at - r.now)),
         None if config.retention_ms < 0 || !config.delete => "kept: no time retention".to_string(),
         None => "kept: not wholly below the high watermark, or empty".to_string(),
-    };
-    if row.active {
-        if let Some(roll) = &r.active_roll {
-            out.push_str(&format!(
-                "; active: rolls after {} more bytes",
-                roll.bytes_left.max(0)
-            ));
-            if let Some((from, to)) = roll.roll_by_time_after {
-                out.push_str(&format!(
-                    " or on an append with a timestamp past {}",
-                    if from == to {
-                        utc(to)
-                    } else {
-                        format!("{}..{}", utc(from), utc(to))
-                    }
-                ));
-            }
-        }
     }
-    out
+}
+
+fn roll_line(r: &PartitionRetention) -> Option<String> {
+    let roll = r.active_roll.as_ref()?;
+    let active = r.segments.last()?;
+    let by_time = roll.roll_by_time_after.map_or(String::new(), |(from, to)| {
+        let when = if from == to {
+            utc(to)
+        } else {
+            format!("{}..{}", utc(from), utc(to))
+        };
+        format!(
+            ", or on an append whose timestamp is past {when} (segment.ms from its first batch)"
+        )
+    });
+    Some(format!(
+        "  active segment {}: rolls after {} more bytes (segment.bytes){by_time}; retention rolls it itself once its newest record passes retention.ms",
+        active.base_offset,
+        roll.bytes_left.max(0)
+    ))
 }
 
 /// Writes one partition's report.
@@ -99,6 +96,9 @@ pub fn write_report(
     }
     writeln!(w, "{table}")?;
     writeln!(w, "{}", bottom_line(r, config))?;
+    if let Some(line) = roll_line(r) {
+        writeln!(w, "{line}")?;
+    }
     for step in &r.pass_now.steps {
         if !step.size_after_each.is_empty() {
             writeln!(

@@ -104,7 +104,7 @@ fn classic_testdata_reports_five_segments_and_when_each_goes() {
     }
     assert!(text.contains("| 1047696 | 2023-11-14T22:13:20.003Z | 2023-11-14T22:13:31.673Z (time index) | deleted by a check now"), "{text}");
     assert!(
-        text.contains("retention.ms lets it go from 2023-11-21T22:13:43.354Z"),
+        text.contains("deletable from 2023-11-21T22:13:43.354Z"),
         "{text}"
     );
     assert!(
