@@ -10,6 +10,7 @@ mod corpus_retention;
 mod crash_safety;
 mod dump;
 mod generated;
+mod independent_encoder;
 mod properties;
 mod rebuild_index;
 mod regressions;
