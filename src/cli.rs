@@ -214,6 +214,9 @@ pub struct RecoveryTargetArgs {
     /// The topic's index.interval.bytes (for the indexes recovery rebuilds)
     #[arg(long, value_name = "N", default_value_t = 4096)]
     pub index_interval_bytes: u64,
+    /// Also decompress and decode every record and check it against its batch
+    #[arg(long)]
+    pub deep: bool,
     /// Output as newline-delimited JSON, one object per partition
     #[arg(long)]
     pub json: bool,

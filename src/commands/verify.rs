@@ -41,6 +41,7 @@ pub fn analyse(args: &RecoveryTargetArgs) -> anyhow::Result<Vec<PartitionReport>
         let report = check_partition(
             &target.partition,
             args.index_interval_bytes,
+            args.deep,
             args.recovery_point,
             &|n| bar.inc(n),
         )?;

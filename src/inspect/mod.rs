@@ -1,6 +1,7 @@
 //! Kafka's decisions computed as plain data: lookups, index checks, index
 //! rebuilds, recovery plans and retention verdicts. Nothing here writes.
 
+pub mod batch_audit;
 pub mod index_build;
 pub mod index_check;
 pub mod index_compare;

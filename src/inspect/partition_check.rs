@@ -25,11 +25,12 @@ pub struct PartitionReport {
     pub plan: RecoveryPlan,
 }
 
-/// Checks `partition`. `recovery_point` overrides the log dir's checkpoint;
+/// Checks `partition` (decoding every record when `deep`). `recovery_point` overrides the log dir's checkpoint;
 /// `progress` is called with the bytes of each segment when it is done.
 pub fn check_partition(
     partition: &Partition,
     interval: u64,
+    deep: bool,
     recovery_point: Option<i64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<PartitionReport, LogDirError> {
@@ -37,7 +38,7 @@ pub fn check_partition(
         .segments
         .par_iter()
         .map(|s| {
-            let check = check_segment(s, interval);
+            let check = check_segment(s, interval, deep);
             progress(s.log_size());
             check
         })

@@ -274,7 +274,7 @@ pub fn plan_recovery(checks: &[SegmentCheck], state: &PartitionState) -> Recover
             .copied()
             .filter(|e| e.start_offset >= log_end_offset)
             .collect(),
-        unseen_damage: unseen_damage(checks, &segments),
+        unseen_damage: unseen_damage(checks, &segments, &state.leader_epochs),
         segments,
     }
 }
@@ -321,7 +321,51 @@ fn records_in_tail(check: &SegmentCheck) -> u64 {
     .sum()
 }
 
-fn unseen_damage(checks: &[SegmentCheck], plans: &[SegmentPlan]) -> Vec<UnseenDamage> {
+/// Compares `leader-epoch-checkpoint` with the epochs the batches carry.
+fn epoch_mismatches(
+    checks: &[SegmentCheck],
+    leader_epochs: &[LeaderEpochEntry],
+) -> Vec<UnseenDamage> {
+    let mut out = Vec::new();
+    let mut latest = -1;
+    for check in checks {
+        for &(epoch, start) in &check.audit.epoch_starts {
+            if epoch <= latest {
+                continue;
+            }
+            latest = epoch;
+            let problem = match leader_epochs.iter().find(|e| e.epoch == epoch) {
+                // Compaction and retention remove batches, so the first one left
+                // may start later than the epoch did; earlier is impossible.
+                Some(e) if e.start_offset <= start => continue,
+                Some(e) => format!(
+                    "leader-epoch-checkpoint says epoch {epoch} starts at offset {}, but the log has epoch-{epoch} batches from {start}",
+                    e.start_offset
+                ),
+                // Epochs before the checkpoint's first can be gone with truncated history.
+                None if leader_epochs.is_empty()
+                    || leader_epochs.iter().all(|e| e.epoch > epoch) =>
+                {
+                    continue;
+                }
+                None => format!(
+                    "epoch {epoch} (from offset {start}) is missing from leader-epoch-checkpoint"
+                ),
+            };
+            out.push(UnseenDamage {
+                segment: check.segment.base_offset,
+                problem,
+            });
+        }
+    }
+    out
+}
+
+fn unseen_damage(
+    checks: &[SegmentCheck],
+    plans: &[SegmentPlan],
+    leader_epochs: &[LeaderEpochEntry],
+) -> Vec<UnseenDamage> {
     let mut out = Vec::new();
     for (check, plan) in checks.iter().zip(plans) {
         let base = check.segment.base_offset;
@@ -331,10 +375,18 @@ fn unseen_damage(checks: &[SegmentCheck], plans: &[SegmentPlan]) -> Vec<UnseenDa
                 problem,
             })
         };
-        if check.first_offset.is_some_and(|first| first < base) {
+        if let Some(first) = check.audit.first_offset.filter(|&first| first < base) {
             note(format!(
-                "the first batch starts at offset {} below the file name's base offset {base}",
-                check.first_offset.unwrap_or(base)
+                "the first batch starts at offset {first}, below the file name's base offset {base}"
+            ));
+        }
+        for anomaly in &check.audit.anomalies {
+            note(anomaly.clone());
+        }
+        if check.audit.more_anomalies > 0 {
+            note(format!(
+                "and {} more such problems",
+                check.audit.more_anomalies
             ));
         }
         if !matches!(
@@ -365,6 +417,7 @@ fn unseen_damage(checks: &[SegmentCheck], plans: &[SegmentPlan]) -> Vec<UnseenDa
             }
         }
     }
+    out.extend(epoch_mismatches(checks, leader_epochs));
     for pair in checks.windows(2) {
         if let [a, b] = pair {
             if a.build.next_offset > b.segment.base_offset && a.build.stop.is_none() {

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::batch_audit::{BatchAudit, audit_batches};
 use super::index_build::{IndexBuild, StopReason, build_indexes};
 use super::index_compare::offset_index_consistent;
 use crate::format::offset_index::OffsetIndex;
@@ -45,8 +46,8 @@ pub struct SegmentCheck {
     pub log_size: u64,
     /// The walk recovery would do, with CRCs checked.
     pub build: IndexBuild,
-    /// First batch's base offset, when there is one.
-    pub first_offset: Option<i64>,
+    /// What the header (and with `deep`, record) walk found beyond recovery's checks.
+    pub audit: BatchAudit,
     /// State of the `.index`.
     pub offset_index: IndexHealth,
     /// State of the `.timeindex`.
@@ -63,22 +64,23 @@ impl SegmentCheck {
     }
 }
 
-/// Walks one segment with CRC checks and checks its indexes against the log.
-pub fn check_segment(segment: &Segment, interval: u64) -> Result<SegmentCheck, LogDirError> {
+/// Walks one segment with CRC checks, audits its batches (decoding every
+/// record when `deep`) and checks its indexes against the log.
+pub fn check_segment(
+    segment: &Segment,
+    interval: u64,
+    deep: bool,
+) -> Result<SegmentCheck, LogDirError> {
     let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
     let bytes = log.bytes();
     let build = build_indexes(bytes, segment.base_offset, interval, true);
-    let first_offset =
-        crate::format::SummaryIter::new(bytes, 0, crate::format::codec::DEFAULT_DECOMPRESS_LIMIT)
-            .next()
-            .and_then(Result::ok)
-            .map(|(_, s)| s.base_offset);
+    let audit = audit_batches(bytes, deep);
     Ok(SegmentCheck {
         offset_index: offset_index_health(segment, bytes)?,
         time_index: time_index_health(segment, &build)?,
         log_size: bytes.len() as u64,
         build,
-        first_offset,
+        audit,
         segment: segment.clone(),
     })
 }

@@ -184,7 +184,7 @@ fn per_segment_recovery_matches_logsegment_recover() {
         let partition = Partition::open(&case.dir.join("events-0")).unwrap();
         for (kafka, segment) in expected.iter().zip(&partition.segments) {
             assert_eq!(kafka["segment"], segment.base_offset);
-            let check = check_segment(segment, index_interval(&case)).unwrap();
+            let check = check_segment(segment, index_interval(&case), false).unwrap();
             let label = format!("{} segment {}", case.name, segment.base_offset);
             assert_eq!(kafka["sizeBefore"], check.log_size, "{label}");
             assert_eq!(
@@ -219,18 +219,21 @@ fn healthy_cases_verify_clean() {
         let target = case
             .log_dir()
             .unwrap_or_else(|| case.partitions()[0].dir.clone());
-        let out = kseg([
-            "verify".to_string(),
-            format!("--index-interval-bytes={}", index_interval(&case)),
-            target.display().to_string(),
-        ]);
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}: {}{}",
-            case.name,
-            super::util::stdout(&out),
-            stderr(&out)
-        );
+        // Plain, and with every record decoded and checked against its batch.
+        for extra in ["--recovery-point=0", "--deep"] {
+            let out = kseg([
+                "verify".to_string(),
+                extra.to_string(),
+                format!("--index-interval-bytes={}", index_interval(&case)),
+                target.display().to_string(),
+            ]);
+            let (stdout, stderr) = (super::util::stdout(&out), stderr(&out));
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{} {extra}: {stdout}{stderr}",
+                case.name
+            );
+        }
     }
 }
