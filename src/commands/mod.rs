@@ -63,6 +63,19 @@ pub fn backup_dir(
     Ok(dir)
 }
 
+/// A byte-count progress bar on stderr, or a hidden one when stderr is not a
+/// terminal or the output is JSON.
+pub fn progress_bar(total: u64, json: bool) -> indicatif::ProgressBar {
+    if json || !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        return indicatif::ProgressBar::hidden();
+    }
+    let style = indicatif::ProgressStyle::with_template(
+        "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+    indicatif::ProgressBar::new(total).with_style(style)
+}
+
 extern "C" fn on_sigbus(_: libc::c_int) {
     const MSG: &[u8] = b"kseg: a file shrank while kseg was reading it (SIGBUS): another process truncated it. Stop the broker or copy the files, then run kseg again.\n";
     // SAFETY: write(2) and _exit(2) are async-signal-safe.

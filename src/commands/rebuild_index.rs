@@ -108,10 +108,16 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         targets.extend(resolve(path)?);
     }
     let segments: Vec<&Segment> = targets.iter().flat_map(Target::segments).collect();
+    let bar = super::progress_bar(segments.iter().map(|s| s.log_size()).sum(), args.json);
     let reports: Vec<anyhow::Result<SegmentReport>> = segments
         .par_iter()
-        .map(|s| check_segment(s, args))
+        .map(|s| {
+            let report = check_segment(s, args);
+            bar.inc(s.log_size());
+            report
+        })
         .collect();
+    bar.finish_and_clear();
     let writing = !args.check && !args.dry_run;
     if writing && !args.write.ignore_lock {
         for target in &targets {
@@ -153,6 +159,14 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
                     other => format!("{other:?}"),
                 }
             );
+        }
+        let txn_index = segment.txn_index_path();
+        if txn_index.exists() && !args.json {
+            writeln!(
+                out,
+                "{}: left as it is (kseg rebuilds .index and .timeindex; Kafka rebuilds .txnindex from producer state during recovery)",
+                txn_index.display()
+            )?;
         }
         for file in &report.files {
             let write = writing && (args.force || file.status.needs_write());

@@ -4,7 +4,6 @@
 use std::io::Write;
 
 use comfy_table::Table;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
 use kseg::inspect::partition_check::{PartitionReport, check_partition};
@@ -26,16 +25,7 @@ pub fn analyse(args: &RecoveryTargetArgs) -> anyhow::Result<Vec<PartitionReport>
         .flat_map(|t| &t.partition.segments)
         .map(|s| s.log_size())
         .sum();
-    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) && !args.json {
-        ProgressBar::new(total).with_style(
-            ProgressStyle::with_template(
-                "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        )
-    } else {
-        ProgressBar::hidden()
-    };
+    let bar = super::progress_bar(total, args.json);
     let mut reports = Vec::new();
     for target in &targets {
         let report = check_partition(

@@ -108,3 +108,41 @@ fn refuses_a_backup_dir_inside_the_log_dir() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!backup.exists());
 }
+
+#[test]
+fn verify_stops_a_rebuild_at_a_bad_crc_as_recovery_would() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("orders-0");
+    copy_dir(&super::util::classic(), &dir);
+    let log = dir.join("00000000000000009344.log");
+    let mut bytes = std::fs::read(&log).unwrap();
+    bytes[5000] ^= 0xff; // inside the batch at 4485 (offsets 9364..9367)
+    std::fs::write(&log, &bytes).unwrap();
+    let headers_only = kseg(["rebuild-index", "--check", dir.to_str().unwrap()]);
+    assert_eq!(
+        headers_only.status.code(),
+        Some(0),
+        "without --verify only headers are read: {}",
+        super::util::stdout(&headers_only)
+    );
+    let out = kseg([
+        "rebuild-index",
+        "--check",
+        "--verify",
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out)
+            .contains("rebuild stops at byte 4485 (recovery would truncate here): crc mismatch"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        super::util::stdout(&out).contains(
+            "00000000000000009344.index: differs from entry 0 (233 entries on disk, 0 rebuilt)"
+        ),
+        "{}",
+        super::util::stdout(&out)
+    );
+}
