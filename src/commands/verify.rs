@@ -41,6 +41,16 @@ pub fn analyse(args: &RecoveryTargetArgs) -> anyhow::Result<Vec<PartitionReport>
     Ok(reports)
 }
 
+/// Partition directories marked for deletion in the log dirs among `paths`.
+pub fn marked_for_deletion(paths: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    paths
+        .iter()
+        .filter(|p| kseg::logdir::LogDir::looks_like(p))
+        .filter_map(|p| kseg::logdir::LogDir::open(p).ok())
+        .flat_map(|d| d.marked_for_deletion)
+        .collect()
+}
+
 /// Prints the reports; returns whether every partition is clean.
 pub fn print_reports(reports: &[PartitionReport], json_output: bool) -> anyhow::Result<bool> {
     let mut out = std::io::stdout().lock();
@@ -111,6 +121,19 @@ pub fn print_reports(reports: &[PartitionReport], json_output: bool) -> anyhow::
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let reports = analyse(&args.target)?;
     let clean = print_reports(&reports, args.target.json)?;
+    for dir in marked_for_deletion(&args.target.paths) {
+        if args.target.json {
+            println!(
+                "{}",
+                json!({"type": "markedForDeletion", "dir": dir.display().to_string()})
+            );
+        } else {
+            println!(
+                "{}: marked for deletion; the broker removes it in the background",
+                dir.display()
+            );
+        }
+    }
     Ok(if clean {
         ExitCode::Ok
     } else {

@@ -18,19 +18,28 @@ pub struct LogDir {
     pub partitions: Vec<Partition>,
     /// Whether `.kafka_cleanshutdown` exists.
     pub clean_shutdown: bool,
+    /// Partition directories renamed `…-delete` (a deleted topic or a moved
+    /// replica), which the broker removes in the background.
+    pub marked_for_deletion: Vec<PathBuf>,
 }
 
 impl LogDir {
     /// Lists the partition directories directly under `path`.
     pub fn open(path: &Path) -> Result<Self, LogDirError> {
         let mut partitions = Vec::new();
+        let mut marked_for_deletion = Vec::new();
         for entry in walkdir::WalkDir::new(path)
             .min_depth(1)
             .max_depth(1)
             .sort_by_file_name()
         {
             let entry = entry.map_err(|e| LogDirError::io(path, e.into()))?;
-            if entry.file_type().is_dir() && Partition::looks_like(entry.path()) {
+            if !entry.file_type().is_dir() {
+                continue;
+            }
+            if entry.file_name().to_string_lossy().ends_with("-delete") {
+                marked_for_deletion.push(entry.path().to_path_buf());
+            } else if Partition::looks_like(entry.path()) {
                 partitions.push(Partition::open(entry.path())?);
             }
         }
@@ -38,6 +47,7 @@ impl LogDir {
             path: path.to_path_buf(),
             partitions,
             clean_shutdown: path.join(".kafka_cleanshutdown").exists(),
+            marked_for_deletion,
         })
     }
 

@@ -237,3 +237,27 @@ fn healthy_cases_verify_clean() {
         }
     }
 }
+
+#[test]
+fn a_log_dir_reports_partitions_marked_for_deletion_and_its_checkpoints() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c.name == "multi-partition-logdir")
+        .unwrap();
+    let out = kseg([
+        "verify".to_string(),
+        case.log_dir().unwrap().display().to_string(),
+    ]);
+    let text = super::util::stdout(&out);
+    let deleted = case.view["deleteMarkedDir"]["name"].as_str().unwrap();
+    assert!(
+        text.contains(&format!("{deleted}: marked for deletion")),
+        "{text}"
+    );
+    assert!(text.contains("clean-shutdown marker found"), "{text}");
+    assert_eq!(
+        text.matches(": 3 segments").count() + text.matches(": 4 segments").count(),
+        4,
+        "four partitions: {text}"
+    );
+}
