@@ -138,6 +138,8 @@ fn dump_log(
     let mut code = ExitCode::Ok;
     let mut scratch = Vec::new();
     let mut released = 0;
+    let mut last_record_offset: Option<i64> = None;
+    let mut non_consecutive = Vec::new();
     printer.log_start(base)?;
     for item in BatchIter::new(data, 0) {
         let batch = match item {
@@ -192,6 +194,10 @@ fn dump_log(
         for record in &decoded.records {
             let control = summary.is_control.then(|| parse_control_record(record));
             printer.record(&summary, record, control.as_ref(), opts)?;
+            if let Some(prev) = last_record_offset.filter(|&p| record.offset != p.wrapping_add(1)) {
+                non_consecutive.push((prev, record.offset));
+            }
+            last_record_offset = Some(record.offset);
         }
         if let Some(err) = decoded.error {
             printer.record_error(&summary, &err)?;
@@ -201,6 +207,13 @@ fn dump_log(
                 summary.position
             );
             code = ExitCode::Findings;
+        }
+    }
+    if !non_consecutive.is_empty() {
+        // Expected on compacted topics; kafka-dump-log prints the same list (newest first).
+        eprintln!("Non-consecutive offsets in {}", absolute(path));
+        for (prev, next) in &non_consecutive {
+            eprintln!("  {prev} is followed by {next}");
         }
     }
     Ok(code)

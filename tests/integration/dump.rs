@@ -64,3 +64,30 @@ fn json_keeps_integers_as_numbers() {
     assert!(batch["crc"].is_u64());
     assert_eq!(batch["deleteHorizonMs"], serde_json::Value::Null);
 }
+
+#[test]
+fn deep_iteration_lists_compaction_gaps_like_kafka_dump_log() {
+    let log = super::corpus::root().join("compacted/keyed-0/00000000000000000715.log");
+    let out = kseg([
+        "dump".as_ref(),
+        "--deep-iteration".as_ref(),
+        log.as_os_str(),
+    ]);
+    let offsets: Vec<i64> = stdout(&out)
+        .lines()
+        .filter_map(|l| l.strip_prefix("| offset: "))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect();
+    let gaps: Vec<String> = offsets
+        .windows(2)
+        .filter(|w| w[1] != w[0] + 1)
+        .map(|w| format!("  {} is followed by {}", w[0], w[1]))
+        .collect();
+    assert!(!gaps.is_empty());
+    let err = stderr(&out);
+    assert!(err.contains("Non-consecutive offsets in "), "{err}");
+    assert_eq!(
+        err.lines().skip(1).map(String::from).collect::<Vec<_>>(),
+        gaps
+    );
+}
