@@ -13,7 +13,9 @@ use kseg::format::record::parse_control_record;
 use kseg::format::time_index::TimeIndex;
 use kseg::format::txn_index::parse_txn_index;
 use kseg::inspect::index_check::{check_offset_index, check_time_index};
-use kseg::logdir::file_name::{FileKind, classify, parse_base_offset, segment_file_name};
+use kseg::logdir::file_name::{
+    FileKind, classify_contents, parse_base_offset, parse_kraft_snapshot, segment_file_name,
+};
 use kseg::logdir::mapped::read_small;
 use kseg::logdir::{CachePolicy, MappedFile};
 use kseg::render::dump::RecordOptions;
@@ -68,7 +70,7 @@ fn absolute(path: &Path) -> String {
 /// into an exit code, only output errors abort the run.
 fn dump_file(path: &Path, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
     let name = file_name(path);
-    let kind = classify(&name);
+    let kind = classify_contents(&name);
     if kind == FileKind::Unknown || kind == FileKind::Stray {
         eprintln!(
             "kseg: {}: not a file kind kseg can dump (by its name); skipped",
@@ -83,7 +85,14 @@ fn dump_file(path: &Path, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow:
     printer.file(&path.display().to_string(), kind_name(kind))?;
     let base = parse_base_offset(&name).unwrap_or(0);
     let result = match kind {
-        FileKind::Log => dump_log(path, base, args, printer),
+        FileKind::Log => dump_log(path, &format!("Log starting offset: {base}"), args, printer),
+        FileKind::KraftSnapshot => {
+            let header = match parse_kraft_snapshot(&name) {
+                Some((offset, epoch)) => format!("Snapshot end offset: {offset}, epoch: {epoch}"),
+                None => "KRaft bootstrap snapshot".to_string(),
+            };
+            dump_log(path, &header, args, printer)
+        }
         FileKind::OffsetIndex => dump_offset_index(path, base, args, printer),
         FileKind::TimeIndex => dump_time_index(path, base, args, printer),
         FileKind::TxnIndex => dump_txn_index(path, printer),
@@ -103,6 +112,7 @@ fn dump_file(path: &Path, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow:
 fn kind_name(kind: FileKind) -> &'static str {
     match kind {
         FileKind::Log => "log",
+        FileKind::KraftSnapshot => "kraftSnapshot",
         FileKind::OffsetIndex => "offsetIndex",
         FileKind::TimeIndex => "timeIndex",
         FileKind::TxnIndex => "txnIndex",
@@ -116,9 +126,10 @@ fn kind_name(kind: FileKind) -> &'static str {
     }
 }
 
+/// Dumps record batches (a `.log` or a KRaft snapshot) under `header`.
 fn dump_log(
     path: &Path,
-    base: i64,
+    header: &str,
     args: &DumpArgs,
     printer: &mut Printer<'_>,
 ) -> anyhow::Result<ExitCode> {
@@ -140,7 +151,7 @@ fn dump_log(
     let mut released = 0;
     let mut last_record_offset: Option<i64> = None;
     let mut non_consecutive = Vec::new();
-    printer.log_start(base)?;
+    printer.header(header)?;
     for item in BatchIter::new(data, 0) {
         let batch = match item {
             Ok(batch) => batch,

@@ -26,8 +26,29 @@ pub enum FileKind {
     CleanShutdown,
     /// A file renamed with `.deleted`, `.cleaned` or `.swap` appended.
     Stray,
+    /// A KRaft metadata snapshot: `<end offset>-<epoch>.checkpoint` or
+    /// `bootstrap.checkpoint` (record batches, like a `.log`).
+    KraftSnapshot,
     /// Anything else.
     Unknown,
+}
+
+/// Suffixes Kafka appends to a file it is about to delete or swap in.
+pub const STRAY_SUFFIXES: [&str; 3] = [".deleted", ".cleaned", ".swap"];
+
+/// The kind of a file's contents: a stray file's name without its suffix.
+pub fn classify_contents(name: &str) -> FileKind {
+    STRAY_SUFFIXES
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .map_or_else(|| classify(name), classify)
+}
+
+/// End offset and epoch of a KRaft snapshot named `<20 digits>-<10 digits>.checkpoint`.
+pub fn parse_kraft_snapshot(name: &str) -> Option<(i64, i32)> {
+    let stem = name.strip_suffix(".checkpoint")?;
+    let (offset, epoch) = stem.split_once('-')?;
+    Some((offset.parse().ok()?, epoch.parse().ok()?))
 }
 
 /// Names of the offset checkpoint files in a log dir.
@@ -126,6 +147,23 @@ mod tests {
         );
         assert_eq!(classify("partition.metadata"), FileKind::PartitionMetadata);
         assert_eq!(classify("notes.log"), FileKind::Unknown);
+        assert_eq!(
+            classify("00000000000000000000-0000000001.checkpoint"),
+            FileKind::KraftSnapshot
+        );
+        assert_eq!(classify("bootstrap.checkpoint"), FileKind::KraftSnapshot);
+        assert_eq!(
+            classify_contents("00000000000000000000.log.deleted"),
+            FileKind::Log
+        );
+        assert_eq!(
+            classify_contents("00000000000000000000.index.swap"),
+            FileKind::OffsetIndex
+        );
+        assert_eq!(
+            parse_kraft_snapshot("00000000000000000042-0000000003.checkpoint"),
+            Some((42, 3))
+        );
         assert_eq!(segment_file_name(4672, "log"), "00000000000000004672.log");
         assert_eq!(
             parse_partition_dir("my-topic-12"),

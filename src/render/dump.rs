@@ -67,10 +67,10 @@ impl<W: Write> DumpPrinter<W> {
         }
     }
 
-    /// `Log starting offset: N`.
-    pub fn log_start(&mut self, base_offset: i64) -> io::Result<()> {
+    /// The line under `Dumping`, e.g. `Log starting offset: N` (text only).
+    pub fn header(&mut self, line: &str) -> io::Result<()> {
         match self.format {
-            OutputFormat::Text => writeln!(self.out, "Log starting offset: {base_offset}"),
+            OutputFormat::Text => writeln!(self.out, "{line}"),
             OutputFormat::Json => Ok(()),
         }
     }

@@ -91,3 +91,26 @@ fn deep_iteration_lists_compaction_gaps_like_kafka_dump_log() {
         gaps
     );
 }
+
+#[test]
+fn stray_and_kraft_snapshot_files_dump_as_record_batches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = classic().join("00000000000000018688.log");
+    let deleted = tmp.path().join("00000000000000018688.log.deleted");
+    let snapshot = tmp
+        .path()
+        .join("00000000000000000042-0000000003.checkpoint");
+    std::fs::copy(&source, &deleted).unwrap();
+    std::fs::copy(&source, &snapshot).unwrap();
+    let out = kseg(["dump".as_ref(), deleted.as_os_str(), snapshot.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("Log starting offset: 18688\nbaseOffset: 18688 lastOffset: 18691"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Snapshot end offset: 42, epoch: 3\nbaseOffset: 18688"),
+        "{text}"
+    );
+}
