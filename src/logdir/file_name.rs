@@ -61,11 +61,11 @@ pub const OFFSET_CHECKPOINTS: [&str; 4] = [
 
 /// Classifies a bare file name.
 pub fn classify(name: &str) -> FileKind {
-    if [".deleted", ".cleaned", ".swap"]
-        .iter()
-        .any(|s| name.ends_with(s))
-    {
+    if STRAY_SUFFIXES.iter().any(|s| name.ends_with(s)) {
         return FileKind::Stray;
+    }
+    if name == "bootstrap.checkpoint" || parse_kraft_snapshot(name).is_some() {
+        return FileKind::KraftSnapshot;
     }
     match name {
         "leader-epoch-checkpoint" => return FileKind::LeaderEpochCheckpoint,
