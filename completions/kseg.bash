@@ -331,7 +331,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__recover)
-            opts="-h -V --recovery-point --index-interval-bytes --json --undo --apply --backup-dir --ignore-lock --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --undo --apply --backup-dir --ignore-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -413,7 +413,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify)
-            opts="-h -V --recovery-point --index-interval-bytes --json --undo --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --undo --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

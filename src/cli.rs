@@ -205,7 +205,8 @@ pub struct RestoreArgs {
 /// What `verify` and `recover` analyse.
 #[derive(Debug, Args)]
 pub struct RecoveryTargetArgs {
-    /// A segment .log, a partition directory or a log dir
+    /// A partition directory, a log dir, or a segment .log (its whole
+    /// partition is checked: Kafka's recovery is per partition)
     #[arg(required_unless_present = "undo")]
     pub paths: Vec<PathBuf>,
     /// Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]

@@ -146,3 +146,38 @@ fn verify_stops_a_rebuild_at_a_bad_crc_as_recovery_would() {
         super::util::stdout(&out)
     );
 }
+
+#[test]
+fn recover_is_a_dry_run_unless_applied_and_refuses_a_locked_log_dir() {
+    let (tmp, dir) = damaged_copy("unclean-torn-tail");
+    let before: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    let dry = kseg(["recover", "--recovery-point=598", dir.to_str().unwrap()]);
+    assert_eq!(dry.status.code(), Some(1), "a truncation is a finding");
+    assert!(super::util::stdout(&dry).contains("dry run: nothing was changed"));
+    let lock = File::create(tmp.path().join("logdir/.lock")).unwrap();
+    // SAFETY: flock on an open descriptor, as a broker holds it.
+    assert_eq!(
+        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let backup = tmp.path().join("backup");
+    let out = kseg([
+        "recover",
+        "--apply",
+        "--recovery-point=598",
+        "--backup-dir",
+        backup.to_str().unwrap(),
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("locked by a running process"));
+    let after: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(before, after);
+    assert!(!backup.exists());
+}
