@@ -7,6 +7,7 @@ pub mod index_check;
 pub mod index_compare;
 pub mod locate;
 pub mod partition_check;
+pub mod producer_state;
 pub mod recovery;
 pub mod retention;
 pub mod retention_config;

@@ -5,6 +5,7 @@ mod corpus;
 mod corpus_dump;
 mod corpus_index;
 mod corpus_locate;
+mod corpus_producer_state;
 mod corpus_recovery;
 mod corpus_retention;
 mod crash_safety;
