@@ -43,6 +43,7 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
             &r.partition.dir,
             &r.plan,
             &r.checks,
+            &r.snapshots,
             &r.state.leader_epochs,
             &mut backup,
         )?;

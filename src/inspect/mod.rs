@@ -14,3 +14,4 @@ pub mod retention_config;
 pub mod retention_report;
 pub mod segment_check;
 pub mod segment_time;
+pub mod snapshot_plan;

@@ -3,9 +3,13 @@
 
 use rayon::prelude::*;
 
+use std::collections::BTreeMap;
+
 use super::recovery::{PartitionState, RecoveryPlan, plan_recovery};
 use super::segment_check::{SegmentCheck, check_segment};
+use super::snapshot_plan::{SnapshotPlan, plan_snapshots};
 use crate::format::checkpoint::parse_leader_epoch_checkpoint;
+use crate::logdir::file_name::segment_file_name;
 use crate::logdir::log_dir::offset_checkpoint_in;
 use crate::logdir::mapped::read_small;
 use crate::logdir::{LogDirError, Partition};
@@ -23,6 +27,8 @@ pub struct PartitionReport {
     pub recovery_point_source: String,
     /// What Kafka will do.
     pub plan: RecoveryPlan,
+    /// The producer snapshot files loading leaves.
+    pub snapshots: SnapshotPlan,
 }
 
 /// Checks `partition` (decoding every record when `deep`). `recovery_point` overrides the log dir's checkpoint;
@@ -67,15 +73,27 @@ pub fn check_partition(
     let state = PartitionState {
         recovery_point,
         clean_shutdown: log_dir.join(".kafka_cleanshutdown").exists(),
-        snapshots: partition.snapshots.clone(),
         leader_epochs,
     };
-    let plan = plan_recovery(&checks, &state);
+    let mut plan = plan_recovery(&checks, &state);
+    let mut existing = BTreeMap::new();
+    for &offset in &partition.snapshots {
+        let path = partition.dir.join(segment_file_name(offset, "snapshot"));
+        existing.insert(offset, read_small(&path, 1 << 30)?);
+    }
+    let log_start_checkpoint = offset_checkpoint_in(log_dir, "log-start-offset-checkpoint")?
+        .get(&partition.name())
+        .copied()
+        .unwrap_or(0);
+    let snapshots = plan_snapshots(&checks, &plan, existing, log_start_checkpoint)?;
+    plan.snapshots_written.clone_from(&snapshots.written);
+    plan.snapshots_deleted.clone_from(&snapshots.deleted);
     Ok(PartitionReport {
         partition: partition.clone(),
         checks,
         state,
         recovery_point_source,
         plan,
+        snapshots,
     })
 }

@@ -109,8 +109,10 @@ pub struct RecoveryPlan {
     pub truncation: Option<Truncation>,
     /// Log end offset after loading.
     pub log_end_offset: i64,
-    /// Producer snapshots deleted (offsets).
+    /// Producer snapshots Kafka deletes (offsets); see [`crate::inspect::snapshot_plan`].
     pub snapshots_deleted: Vec<i64>,
+    /// Producer snapshots Kafka writes or rewrites with new bytes (offsets).
+    pub snapshots_written: Vec<i64>,
     /// Leader epochs removed from `leader-epoch-checkpoint`.
     pub leader_epochs_removed: Vec<LeaderEpochEntry>,
     /// Problems Kafka will not notice at start-up.
@@ -192,8 +194,6 @@ pub struct PartitionState {
     pub recovery_point: i64,
     /// `.kafka_cleanshutdown` exists in the log dir.
     pub clean_shutdown: bool,
-    /// Producer snapshot offsets present.
-    pub snapshots: Vec<i64>,
     /// `leader-epoch-checkpoint` entries.
     pub leader_epochs: Vec<LeaderEpochEntry>,
 }
@@ -262,12 +262,8 @@ pub fn plan_recovery(checks: &[SegmentCheck], state: &PartitionState) -> Recover
         clean_shutdown: state.clean_shutdown,
         truncation,
         log_end_offset,
-        snapshots_deleted: state
-            .snapshots
-            .iter()
-            .copied()
-            .filter(|&o| o > log_end_offset)
-            .collect(),
+        snapshots_deleted: Vec::new(),
+        snapshots_written: Vec::new(),
         leader_epochs_removed: state
             .leader_epochs
             .iter()

@@ -77,6 +77,13 @@ pub fn write_plan(
             plan.snapshots_deleted
         )?;
     }
+    if !plan.snapshots_written.is_empty() {
+        writeln!(
+            w,
+            "  producer snapshots written: {:?}",
+            plan.snapshots_written
+        )?;
+    }
     for e in &plan.leader_epochs_removed {
         writeln!(
             w,

@@ -11,6 +11,7 @@ use super::write::{replace_file, truncate_file};
 use crate::format::checkpoint::{LeaderEpochEntry, encode_leader_epoch_checkpoint};
 use crate::inspect::recovery::{RecoveryPlan, SegmentAction};
 use crate::inspect::segment_check::SegmentCheck;
+use crate::inspect::snapshot_plan::SnapshotPlan;
 use crate::logdir::file_name::segment_file_name;
 
 fn remove(backup: &mut Backup, path: &Path) -> io::Result<()> {
@@ -32,6 +33,7 @@ pub fn apply_recovery(
     dir: &Path,
     plan: &RecoveryPlan,
     checks: &[SegmentCheck],
+    snapshots: &SnapshotPlan,
     leader_epochs: &[LeaderEpochEntry],
     backup: &mut Backup,
 ) -> io::Result<()> {
@@ -85,8 +87,20 @@ pub fn apply_recovery(
             SegmentAction::Split => unreachable!("refused above"),
         }
     }
-    for offset in &plan.snapshots_deleted {
+    for offset in &snapshots.deleted {
         remove(backup, &dir.join(segment_file_name(*offset, "snapshot")))?;
+    }
+    for offset in &snapshots.written {
+        let bytes = snapshots
+            .files
+            .get(offset)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        write(
+            backup,
+            &dir.join(segment_file_name(*offset, "snapshot")),
+            bytes,
+        )?;
     }
     if !plan.leader_epochs_removed.is_empty() {
         let kept: Vec<LeaderEpochEntry> = leader_epochs

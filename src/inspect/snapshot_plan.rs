@@ -1,0 +1,232 @@
+//! Which producer snapshot files Kafka's log loader leaves behind, and with
+//! which bytes: `recoverSegment` (rebuild producer state up to the segment,
+//! recover it, snapshot its end), the deletion of later segments' snapshots,
+//! `removeStraySnapshots`, and the final `rebuildProducerState` to the log end.
+
+use std::collections::BTreeMap;
+
+use super::index_build::StopReason;
+use super::producer_state::ProducerState;
+use super::recovery::{RecoveryPlan, SegmentAction};
+use super::segment_check::SegmentCheck;
+use crate::format::SummaryIter;
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::format::producer_snapshot::parse_producer_snapshot;
+use crate::logdir::{CachePolicy, LogDirError, MappedFile};
+
+/// The snapshot files after loading, compared with those before.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SnapshotPlan {
+    /// Every snapshot file after loading: offset and bytes.
+    pub files: BTreeMap<i64, Vec<u8>>,
+    /// Offsets whose file is new or gets new bytes.
+    pub written: Vec<i64>,
+    /// Offsets whose file goes away.
+    pub deleted: Vec<i64>,
+}
+
+struct Segment {
+    base: i64,
+    log: MappedFile,
+    len: u64,
+}
+
+struct Loader {
+    snaps: BTreeMap<i64, Vec<u8>>,
+    segments: Vec<Segment>,
+}
+
+impl Loader {
+    /// `ProducerStateManager.truncateAndReload`: drop snapshots outside
+    /// (log start, log end], load the latest one that parses.
+    fn truncate_and_reload(&mut self, log_start: i64, log_end: i64) -> (ProducerState, i64) {
+        self.snaps.retain(|&o, _| o <= log_end && o > log_start);
+        while let Some((&offset, bytes)) = self.snaps.iter().next_back() {
+            match parse_producer_snapshot(bytes) {
+                Ok(snapshot) => return (ProducerState::from_snapshot(&snapshot, offset), offset),
+                Err(_) => {
+                    self.snaps.remove(&offset);
+                }
+            }
+        }
+        (ProducerState::empty(log_start), log_start)
+    }
+
+    fn take_snapshot(&mut self, state: &ProducerState, last_snapshot: &mut i64) {
+        if state.map_end_offset > *last_snapshot {
+            self.snaps
+                .insert(state.map_end_offset, state.snapshot_bytes());
+            *last_snapshot = state.map_end_offset;
+        }
+    }
+
+    /// `UnifiedLog.rebuildProducerState` with a fresh state manager.
+    fn rebuild(
+        &mut self,
+        log_start: i64,
+        last_offset: i64,
+        clean_shutdown: bool,
+    ) -> (ProducerState, i64) {
+        let n = self.segments.len();
+        let mut to_snapshot = vec![last_offset];
+        to_snapshot.extend(
+            self.segments
+                .iter()
+                .skip(n.saturating_sub(2))
+                .map(|s| s.base),
+        );
+        if self.snaps.is_empty() && clean_shutdown {
+            let mut state = ProducerState::empty(0);
+            let mut last = 0;
+            for offset in [to_snapshot.get(1), to_snapshot.get(2), to_snapshot.first()]
+                .into_iter()
+                .flatten()
+            {
+                state.map_end_offset = *offset;
+                self.take_snapshot(&state, &mut last);
+            }
+            return (state, last);
+        }
+        let empty_before = last_offset <= 0;
+        let (mut state, mut last) = self.truncate_and_reload(log_start, last_offset);
+        if last_offset > state.map_end_offset && !empty_before {
+            let floor_of_last = self.segments.iter().rposition(|s| s.base <= last_offset);
+            let floor_of_map_end = self
+                .segments
+                .iter()
+                .rposition(|s| s.base <= state.map_end_offset);
+            for i in 0..n {
+                let base = self.segments[i].base;
+                if !(Some(i) == floor_of_map_end || base > state.map_end_offset)
+                    || base >= last_offset
+                {
+                    continue;
+                }
+                let start = base.max(state.map_end_offset).max(log_start);
+                state.map_end_offset = start;
+                if to_snapshot.contains(&base) {
+                    self.take_snapshot(&state, &mut last);
+                }
+                let segment = &self.segments[i];
+                let bytes = segment
+                    .log
+                    .bytes()
+                    .get(..segment.len as usize)
+                    .unwrap_or_default();
+                let mut replaying = SummaryIter::new(bytes, 0, DEFAULT_DECOMPRESS_LIMIT)
+                    .map_while(Result::ok)
+                    .skip_while(|(_, s)| s.last_offset < start);
+                let stop_at_last = Some(i) == floor_of_last;
+                for (batch, s) in replaying.by_ref() {
+                    if stop_at_last && s.last_offset >= last_offset {
+                        break;
+                    }
+                    state.apply(&batch, &s);
+                }
+            }
+        }
+        state.map_end_offset = last_offset;
+        self.take_snapshot(&state, &mut last);
+        (state, last)
+    }
+
+    /// `LogLoader.recoverSegment`: state up to the segment, then its valid batches.
+    fn recover_segment(&mut self, i: usize, log_start: i64) {
+        let base = self.segments[i].base;
+        let (mut state, mut last) = self.rebuild(log_start, base, false);
+        let segment = &self.segments[i];
+        let bytes = segment
+            .log
+            .bytes()
+            .get(..segment.len as usize)
+            .unwrap_or_default();
+        for (batch, s) in SummaryIter::new(bytes, 0, DEFAULT_DECOMPRESS_LIMIT).map_while(Result::ok)
+        {
+            if s.magic >= 2 {
+                state.apply(&batch, &s);
+                state.map_end_offset = s.last_offset.wrapping_add(1);
+            }
+        }
+        self.take_snapshot(&state, &mut last);
+    }
+}
+
+/// Simulates the snapshot side of loading for `plan`. `snapshots` are the
+/// existing files; `log_start_checkpoint` is the log start offset checkpoint
+/// (0 when absent).
+pub fn plan_snapshots(
+    checks: &[SegmentCheck],
+    plan: &RecoveryPlan,
+    snapshots: BTreeMap<i64, Vec<u8>>,
+    log_start_checkpoint: i64,
+) -> Result<SnapshotPlan, LogDirError> {
+    let before = snapshots.clone();
+    let mut segments = Vec::with_capacity(checks.len());
+    for check in checks {
+        let log = MappedFile::open(&check.segment.log_path(), CachePolicy::Restore)?;
+        segments.push(Segment {
+            base: check.segment.base_offset,
+            len: log.bytes().len() as u64,
+            log,
+        });
+    }
+    let mut loader = Loader {
+        snaps: snapshots,
+        segments,
+    };
+    let mut deleted_bases = Vec::new();
+    let recovered = |why_missing: bool| {
+        plan.segments
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, p)| match &p.action {
+                SegmentAction::Recover {
+                    why, valid_bytes, ..
+                } if (*why == super::recovery::RecoverWhy::MissingIndex) == why_missing => {
+                    Some((i, *valid_bytes))
+                }
+                _ => None,
+            })
+    };
+    for (i, valid) in recovered(true).chain(recovered(false)) {
+        loader.segments[i].len = valid;
+        let emptied = matches!(checks[i].build.stop, Some(StopReason::InvalidOffset { .. }));
+        if !emptied {
+            loader.recover_segment(i, log_start_checkpoint);
+        }
+    }
+    for (i, p) in plan.segments.iter().enumerate().rev() {
+        if matches!(p.action, SegmentAction::Delete { .. }) {
+            deleted_bases.push(loader.segments.remove(i).base);
+        }
+    }
+    for base in &deleted_bases {
+        loader.snaps.remove(base);
+    }
+    let bases: Vec<i64> = loader.segments.iter().map(|s| s.base).collect();
+    if let Some(&latest) = loader.snaps.keys().next_back() {
+        loader
+            .snaps
+            .retain(|o, _| bases.contains(o) || *o == latest);
+    }
+    let log_start = bases
+        .first()
+        .map_or(log_start_checkpoint, |&b| b.max(log_start_checkpoint));
+    loader.rebuild(log_start, plan.log_end_offset, plan.clean_shutdown);
+    let written = loader
+        .snaps
+        .iter()
+        .filter(|(o, b)| before.get(o) != Some(b))
+        .map(|(o, _)| *o)
+        .collect();
+    let deleted = before
+        .keys()
+        .filter(|o| !loader.snaps.contains_key(o))
+        .copied()
+        .collect();
+    Ok(SnapshotPlan {
+        files: loader.snaps,
+        written,
+        deleted,
+    })
+}
