@@ -107,14 +107,22 @@ impl<'a> Cursor<'a> {
     ) -> Result<Option<&'a [u8]>, FormatError> {
         let at = self.position();
         let len = self.read_varint()?;
+        self.read_sized(at, i64::from(len), what)
+    }
+
+    /// Reads `len` bytes whose length field started at `at`: -1 means null,
+    /// any other negative length is an error.
+    pub fn read_sized(
+        &mut self,
+        at: u64,
+        len: i64,
+        what: &'static str,
+    ) -> Result<Option<&'a [u8]>, FormatError> {
         match len {
             -1 => Ok(None),
             n if n < 0 => Err(FormatError::new(
                 at,
-                FormatErrorKind::InvalidLength {
-                    what,
-                    len: i64::from(n),
-                },
+                FormatErrorKind::InvalidLength { what, len: n },
             )),
             n => self.read_bytes(n as usize).map(Some),
         }

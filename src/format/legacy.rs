@@ -109,17 +109,8 @@ fn read_i32_bytes<'a>(
     what: &'static str,
 ) -> Result<Option<&'a [u8]>, FormatError> {
     let at = c.position();
-    match c.read_i32()? {
-        -1 => Ok(None),
-        n if n < 0 => Err(FormatError::new(
-            at,
-            FormatErrorKind::InvalidLength {
-                what,
-                len: i64::from(n),
-            },
-        )),
-        n => c.read_bytes(n as usize).map(Some),
-    }
+    let len = c.read_i32()?;
+    c.read_sized(at, i64::from(len), what)
 }
 
 /// Decodes the inner message set of a compressed wrapper, already

@@ -31,6 +31,16 @@ struct Segment {
     len: u64,
 }
 
+impl Segment {
+    /// The part of the `.log` recovery keeps.
+    fn kept(&self) -> &[u8] {
+        self.log
+            .bytes()
+            .get(..self.len as usize)
+            .unwrap_or_default()
+    }
+}
+
 struct Loader {
     snaps: BTreeMap<i64, Vec<u8>>,
     segments: Vec<Segment>,
@@ -107,17 +117,12 @@ impl Loader {
                 if to_snapshot.contains(&base) {
                     self.take_snapshot(&state, &mut last);
                 }
-                let segment = &self.segments[i];
-                let bytes = segment
-                    .log
-                    .bytes()
-                    .get(..segment.len as usize)
-                    .unwrap_or_default();
-                let mut replaying = SummaryIter::new(bytes, 0, DEFAULT_DECOMPRESS_LIMIT)
-                    .map_while(Result::ok)
-                    .skip_while(|(_, s)| s.last_offset < start);
                 let stop_at_last = Some(i) == floor_of_last;
-                for (batch, s) in replaying.by_ref() {
+                let replaying =
+                    SummaryIter::new(self.segments[i].kept(), 0, DEFAULT_DECOMPRESS_LIMIT)
+                        .map_while(Result::ok)
+                        .skip_while(|(_, s)| s.last_offset < start);
+                for (batch, s) in replaying {
                     if stop_at_last && s.last_offset >= last_offset {
                         break;
                     }
@@ -134,13 +139,8 @@ impl Loader {
     fn recover_segment(&mut self, i: usize, log_start: i64) {
         let base = self.segments[i].base;
         let (mut state, mut last) = self.rebuild(log_start, base, false);
-        let segment = &self.segments[i];
-        let bytes = segment
-            .log
-            .bytes()
-            .get(..segment.len as usize)
-            .unwrap_or_default();
-        for (batch, s) in SummaryIter::new(bytes, 0, DEFAULT_DECOMPRESS_LIMIT).map_while(Result::ok)
+        for (batch, s) in SummaryIter::new(self.segments[i].kept(), 0, DEFAULT_DECOMPRESS_LIMIT)
+            .map_while(Result::ok)
         {
             if s.magic >= 2 {
                 state.apply(&batch, &s);
