@@ -37,7 +37,7 @@ pub fn write_plan(
             .count();
         writeln!(
             w,
-            "  no clean-shutdown marker; recovery point {} ({recovery_point_source}): Kafka recovers {recovered} segment(s) from the one containing it",
+            "  no clean-shutdown marker; recovery point {} ({recovery_point_source}): Kafka recovers the segment containing it and every later one ({recovered} here)",
             plan.recovery_point
         )?;
     }
