@@ -259,3 +259,38 @@ fn a_log_dir_reports_partitions_marked_for_deletion_and_its_checkpoints() {
         "four partitions: {text}"
     );
 }
+
+#[test]
+fn stray_swap_cleaned_and_deleted_files_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logdir/events-0");
+    copy_dir(&super::corpus::root().join("unclean-base/events-0"), &dir);
+    for stray in [
+        "00000000000000000089.log.swap",
+        "00000000000000000175.log.cleaned",
+        "00000000000000000000.index.deleted",
+    ] {
+        std::fs::write(dir.join(stray), b"x").unwrap();
+    }
+    let out = kseg([
+        "verify".to_string(),
+        "--index-interval-bytes=1024".into(),
+        "--recovery-point=598".into(),
+        dir.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "stray files are findings");
+    let text = super::util::stdout(&out);
+    for stray in [
+        "00000000000000000089.log.swap",
+        "00000000000000000175.log.cleaned",
+        "00000000000000000000.index.deleted",
+    ] {
+        assert!(
+            text.contains(&format!(
+                "stray file (Kafka deletes or renames it at start-up): {}",
+                dir.join(stray).display()
+            )),
+            "{stray}: {text}"
+        );
+    }
+}
