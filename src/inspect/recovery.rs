@@ -301,14 +301,8 @@ fn records_in_tail(check: &SegmentCheck) -> u64 {
     let Some(stop) = &check.build.stop else {
         return 0;
     };
-    let Ok(log) = crate::logdir::MappedFile::open(
-        &check.segment.log_path(),
-        crate::logdir::CachePolicy::Restore,
-    ) else {
-        return 0;
-    };
     crate::format::SummaryIter::new(
-        log.bytes(),
+        check.log.bytes(),
         stop.position(),
         crate::format::codec::DEFAULT_DECOMPRESS_LIMIT,
     )

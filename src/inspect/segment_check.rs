@@ -1,6 +1,8 @@
 //! Everything `kseg verify` learns about one segment in one pass: the walk
 //! recovery would do (CRC included), and how its indexes relate to the log.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use super::batch_audit::{BatchAudit, audit_batches};
@@ -52,6 +54,8 @@ pub struct SegmentCheck {
     pub offset_index: IndexHealth,
     /// State of the `.timeindex`.
     pub time_index: IndexHealth,
+    /// The mapped `.log`, kept so later steps read pages already mapped.
+    pub log: Arc<MappedFile>,
 }
 
 impl SegmentCheck {
@@ -71,7 +75,7 @@ pub fn check_segment(
     interval: u64,
     deep: bool,
 ) -> Result<SegmentCheck, LogDirError> {
-    let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
+    let log = Arc::new(MappedFile::open(&segment.log_path(), CachePolicy::Restore)?);
     let bytes = log.bytes();
     let build = build_indexes(bytes, segment.base_offset, interval, true);
     let audit = audit_batches(bytes, deep);
@@ -82,6 +86,7 @@ pub fn check_segment(
         build,
         audit,
         segment: segment.clone(),
+        log: Arc::clone(&log),
     })
 }
 

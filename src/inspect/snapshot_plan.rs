@@ -12,7 +12,9 @@ use super::segment_check::SegmentCheck;
 use crate::format::SummaryIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::producer_snapshot::parse_producer_snapshot;
-use crate::logdir::{CachePolicy, LogDirError, MappedFile};
+use std::sync::Arc;
+
+use crate::logdir::{LogDirError, MappedFile};
 
 /// The snapshot files after loading, compared with those before.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -27,7 +29,7 @@ pub struct SnapshotPlan {
 
 struct Segment {
     base: i64,
-    log: MappedFile,
+    log: Arc<MappedFile>,
     len: u64,
 }
 
@@ -163,11 +165,10 @@ pub fn plan_snapshots(
     let before = snapshots.clone();
     let mut segments = Vec::with_capacity(checks.len());
     for check in checks {
-        let log = MappedFile::open(&check.segment.log_path(), CachePolicy::Restore)?;
         segments.push(Segment {
             base: check.segment.base_offset,
-            len: log.bytes().len() as u64,
-            log,
+            len: check.log_size,
+            log: Arc::clone(&check.log),
         });
     }
     let mut loader = Loader {
