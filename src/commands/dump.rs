@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter};
 use std::path::Path;
 
-use kseg::format::BatchIter;
+use kseg::format::FileBatch;
 use kseg::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
 use kseg::format::offset_index::OffsetIndex;
 use kseg::format::producer_snapshot::parse_producer_snapshot;
@@ -13,6 +13,7 @@ use kseg::format::record::parse_control_record;
 use kseg::format::time_index::TimeIndex;
 use kseg::format::txn_index::parse_txn_index;
 use kseg::inspect::index_check::{check_offset_index, check_time_index};
+use kseg::logdir::chunked::walk_batches;
 use kseg::logdir::file_name::{
     FileKind, classify_contents, parse_base_offset, parse_kraft_snapshot, segment_file_name,
 };
@@ -20,12 +21,10 @@ use kseg::logdir::mapped::read_small;
 use kseg::logdir::{CachePolicy, MappedFile};
 use kseg::render::dump::RecordOptions;
 use kseg::render::{ByteEncoding, DumpPrinter, OutputFormat};
+use std::ops::ControlFlow;
 
 use crate::cli::{DumpArgs, EncodingArg};
 use crate::exit_code::ExitCode;
-
-/// How often a `.log` walk hands the pages it has passed back to the kernel.
-const RELEASE_EVERY: u64 = 8 << 20;
 
 /// Index files are read whole; a broker never writes one over this size.
 const INDEX_READ_LIMIT: u64 = 1 << 31;
@@ -126,6 +125,75 @@ fn kind_name(kind: FileKind) -> &'static str {
     }
 }
 
+/// The state of one `.log` dump while its batches stream past.
+struct LogDump<'p, 'w> {
+    path: &'p Path,
+    args: &'p DumpArgs,
+    printer: &'p mut Printer<'w>,
+    code: ExitCode,
+    scratch: Vec<u8>,
+    last_record_offset: Option<i64>,
+    non_consecutive: Vec<(i64, i64)>,
+    failed: Option<std::io::Error>,
+}
+
+impl LogDump<'_, '_> {
+    /// Prints one batch (and its records when deep); false once `--max-bytes` is reached.
+    fn batch(&mut self, batch: &FileBatch<'_>) -> std::io::Result<bool> {
+        let args = self.args;
+        if args
+            .max_bytes
+            .is_some_and(|max| batch.position + batch.size() > max)
+        {
+            return Ok(false);
+        }
+        let limit = args.max_decompressed_bytes;
+        let summary = match batch.summary(&mut self.scratch, limit) {
+            Ok(s) => s,
+            Err(err) => {
+                eprintln!("kseg: {}: {err}; skipping this batch", self.path.display());
+                self.code = ExitCode::Findings;
+                return Ok(true);
+            }
+        };
+        let is_valid = batch.is_valid();
+        self.printer.batch(&summary, is_valid)?;
+        if !is_valid {
+            self.code = ExitCode::Findings;
+        }
+        if !(args.deep_iteration || args.print_data_log || args.skip_record_metadata) {
+            return Ok(true);
+        }
+        let opts = RecordOptions {
+            print_data: args.print_data_log,
+            skip_metadata: args.skip_record_metadata,
+        };
+        let decoded = batch.records(&mut self.scratch, limit);
+        for record in &decoded.records {
+            let control = summary.is_control.then(|| parse_control_record(record));
+            self.printer
+                .record(&summary, record, control.as_ref(), opts)?;
+            if let Some(prev) = self
+                .last_record_offset
+                .filter(|&p| record.offset != p.wrapping_add(1))
+            {
+                self.non_consecutive.push((prev, record.offset));
+            }
+            self.last_record_offset = Some(record.offset);
+        }
+        if let Some(err) = decoded.error {
+            self.printer.record_error(&summary, &err)?;
+            eprintln!(
+                "kseg: {}: records of the batch at byte {}: {err}",
+                self.path.display(),
+                summary.position
+            );
+            self.code = ExitCode::Findings;
+        }
+        Ok(true)
+    }
+}
+
 /// Dumps record batches (a `.log` or a KRaft snapshot) under `header`.
 fn dump_log(
     path: &Path,
@@ -138,87 +206,52 @@ fn dump_log(
     } else {
         CachePolicy::Restore
     };
-    let file = MappedFile::open(path, policy)?;
-    let data = file.bytes();
-    let limit = args.max_decompressed_bytes;
-    let deep = args.deep_iteration || args.print_data_log || args.skip_record_metadata;
-    let opts = RecordOptions {
-        print_data: args.print_data_log,
-        skip_metadata: args.skip_record_metadata,
+    // Read through a small reused buffer; the mapping only notes which pages
+    // were cached before, so that dropping it can evict the others again.
+    let cache = MappedFile::open(path, policy)?;
+    let file_len = cache.bytes().len() as u64;
+    let mut walk = LogDump {
+        path,
+        args,
+        printer,
+        code: ExitCode::Ok,
+        scratch: Vec::new(),
+        last_record_offset: None,
+        non_consecutive: Vec::new(),
+        failed: None,
     };
-    let mut code = ExitCode::Ok;
-    let mut scratch = Vec::new();
-    let mut released = 0;
-    let mut last_record_offset: Option<i64> = None;
-    let mut non_consecutive = Vec::new();
-    printer.header(header)?;
-    for item in BatchIter::new(data, 0) {
-        let batch = match item {
-            Ok(batch) => batch,
-            Err(err) => {
-                if args.max_bytes.is_some_and(|max| err.offset >= max) {
-                    break;
-                }
-                let len = data.len() as u64 - err.offset;
-                printer.trailing_bytes(
-                    &file_name(path),
-                    err.offset,
-                    len,
-                    &err,
-                    args.max_bytes.is_none(),
-                )?;
-                eprintln!(
-                    "kseg: {}: {err}; the {len} bytes from there to the end are not batches (Kafka's recovery truncates them; see `kseg verify`)",
-                    path.display()
-                );
-                code = ExitCode::Findings;
-                break;
-            }
-        };
-        if args
-            .max_bytes
-            .is_some_and(|max| batch.position + batch.size() > max)
-        {
-            break;
+    walk.printer.header(header)?;
+    let end = walk_batches(path, |batch| match walk.batch(batch) {
+        Ok(true) => ControlFlow::Continue(()),
+        Ok(false) => ControlFlow::Break(()),
+        Err(e) => {
+            walk.failed = Some(e);
+            ControlFlow::Break(())
         }
-        if batch.position >= released + RELEASE_EVERY {
-            file.release_before(batch.position);
-            released = batch.position;
-        }
-        let summary = match batch.summary(&mut scratch, limit) {
-            Ok(s) => s,
-            Err(err) => {
-                eprintln!("kseg: {}: {err}; skipping this batch", path.display());
-                code = ExitCode::Findings;
-                continue;
-            }
-        };
-        let is_valid = batch.is_valid();
-        printer.batch(&summary, is_valid)?;
-        if !is_valid {
-            code = ExitCode::Findings;
-        }
-        if !deep {
-            continue;
-        }
-        let decoded = batch.records(&mut scratch, limit);
-        for record in &decoded.records {
-            let control = summary.is_control.then(|| parse_control_record(record));
-            printer.record(&summary, record, control.as_ref(), opts)?;
-            if let Some(prev) = last_record_offset.filter(|&p| record.offset != p.wrapping_add(1)) {
-                non_consecutive.push((prev, record.offset));
-            }
-            last_record_offset = Some(record.offset);
-        }
-        if let Some(err) = decoded.error {
-            printer.record_error(&summary, &err)?;
-            eprintln!(
-                "kseg: {}: records of the batch at byte {}: {err}",
-                path.display(),
-                summary.position
-            );
-            code = ExitCode::Findings;
-        }
+    })?;
+    if let Some(e) = walk.failed {
+        return Err(e.into());
+    }
+    let LogDump {
+        mut code,
+        non_consecutive,
+        printer,
+        ..
+    } = walk;
+    if let Some(err) = end.filter(|e| args.max_bytes.is_none_or(|max| e.offset < max)) {
+        let len = file_len - err.offset;
+        printer.trailing_bytes(
+            &file_name(path),
+            err.offset,
+            len,
+            &err,
+            args.max_bytes.is_none(),
+        )?;
+        eprintln!(
+            "kseg: {}: {err}; the {len} bytes from there to the end are not batches (Kafka's recovery truncates them; see `kseg verify`)",
+            path.display()
+        );
+        code = ExitCode::Findings;
     }
     if !non_consecutive.is_empty() {
         // Expected on compacted topics; kafka-dump-log prints the same list (newest first).

@@ -29,6 +29,7 @@ pub struct FileBatch<'a> {
 pub struct BatchIter<'a> {
     data: &'a [u8],
     pos: usize,
+    base: u64,
     done: bool,
 }
 
@@ -38,18 +39,30 @@ impl<'a> BatchIter<'a> {
         Self {
             data,
             pos: start.min(data.len() as u64) as usize,
+            base: 0,
+            done: false,
+        }
+    }
+
+    /// Walks `chunk`, a piece of a log file that starts at byte `base` of
+    /// the file; positions are reported in the file.
+    pub fn in_chunk(chunk: &'a [u8], base: u64) -> Self {
+        Self {
+            data: chunk,
+            pos: 0,
+            base,
             done: false,
         }
     }
 
     /// Absolute position of the next batch to frame.
     pub fn position(&self) -> u64 {
-        self.pos as u64
+        self.base + self.pos as u64
     }
 
     fn frame(&self) -> Result<Option<FileBatch<'a>>, FormatError> {
         let rest = self.data.get(self.pos..).unwrap_or_default();
-        let position = self.pos as u64;
+        let position = self.position();
         if rest.is_empty() {
             return Ok(None);
         }

@@ -3,7 +3,7 @@
 //! epochs, and with `deep` every record decoded against its batch header.
 
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use crate::format::{BatchSummary, FileBatch, SummaryIter, TimestampType};
+use crate::format::{BatchIter, BatchSummary, FileBatch, TimestampType};
 
 /// Anomalies listed per segment before the rest are only counted.
 const LISTED: usize = 20;
@@ -34,16 +34,47 @@ impl BatchAudit {
 
 /// Walks the whole batches of `log`; `deep` decodes every record too.
 pub fn audit_batches(log: &[u8], deep: bool) -> BatchAudit {
-    let mut audit = BatchAudit::default();
-    let mut previous_last: Option<i64> = None;
-    let mut scratch = Vec::new();
-    for (batch, s) in SummaryIter::new(log, 0, DEFAULT_DECOMPRESS_LIMIT).map_while(Result::ok) {
-        audit.first_offset.get_or_insert(s.base_offset);
-        if let Some(prev) = previous_last.filter(|&p| s.base_offset <= p) {
-            audit.note(format!("at byte {}: batch {}..{} does not start after the previous batch's last offset {prev}", s.position, s.base_offset, s.last_offset));
+    let mut auditor = BatchAuditor::new(deep);
+    for batch in BatchIter::new(log, 0).map_while(Result::ok) {
+        if !auditor.push(&batch) {
+            break;
+        }
+    }
+    auditor.finish()
+}
+
+/// [`audit_batches`] one batch at a time.
+#[derive(Debug)]
+pub struct BatchAuditor {
+    audit: BatchAudit,
+    previous_last: Option<i64>,
+    scratch: Vec<u8>,
+    deep: bool,
+}
+
+impl BatchAuditor {
+    /// An auditor; `deep` decodes every record.
+    pub fn new(deep: bool) -> Self {
+        Self {
+            audit: BatchAudit::default(),
+            previous_last: None,
+            scratch: Vec::new(),
+            deep,
+        }
+    }
+
+    /// Takes the next batch; false when its header cannot be read (the walk ends there).
+    pub fn push(&mut self, batch: &FileBatch<'_>) -> bool {
+        let Ok(s) = batch.summary(&mut self.scratch, DEFAULT_DECOMPRESS_LIMIT) else {
+            return false;
+        };
+        let deep = self.deep;
+        self.audit.first_offset.get_or_insert(s.base_offset);
+        if let Some(prev) = self.previous_last.filter(|&p| s.base_offset <= p) {
+            self.audit.note(format!("at byte {}: batch {}..{} does not start after the previous batch's last offset {prev}", s.position, s.base_offset, s.last_offset));
         }
         if s.last_offset < s.base_offset {
-            audit.note(format!(
+            self.audit.note(format!(
                 "at byte {}: last offset {} is below base offset {}",
                 s.position, s.last_offset, s.base_offset
             ));
@@ -51,28 +82,34 @@ pub fn audit_batches(log: &[u8], deep: bool) -> BatchAudit {
         if let Some(count) = s.count.filter(|&c| {
             c < 0 || i64::from(c) > s.last_offset.wrapping_sub(s.base_offset).wrapping_add(1)
         }) {
-            audit.note(format!(
+            self.audit.note(format!(
                 "at byte {}: {count} records cannot fit offsets {}..{}",
                 s.position, s.base_offset, s.last_offset
             ));
         }
         if s.magic >= 2
             && s.partition_leader_epoch >= 0
-            && audit
+            && self
+                .audit
                 .epoch_starts
                 .last()
                 .is_none_or(|&(e, _)| s.partition_leader_epoch > e)
         {
-            audit
+            self.audit
                 .epoch_starts
                 .push((s.partition_leader_epoch, s.base_offset));
         }
         if deep {
-            check_records(&mut audit, &batch, &s, &mut scratch);
+            check_records(&mut self.audit, batch, &s, &mut self.scratch);
         }
-        previous_last = Some(s.last_offset);
+        self.previous_last = Some(s.last_offset);
+        true
     }
-    audit
+
+    /// What the walk found.
+    pub fn finish(self) -> BatchAudit {
+        self.audit
+    }
 }
 
 fn check_records(

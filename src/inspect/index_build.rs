@@ -84,6 +84,9 @@ pub struct IndexBuild {
     pub offset_of_max_timestamp: i64,
     /// Why the walk stopped early, if it did.
     pub stop: Option<StopReason>,
+    /// Offset after the last valid magic-2 batch: where recovery leaves the
+    /// producer state's map end.
+    pub last_v2_next_offset: Option<i64>,
 }
 
 impl IndexBuild {
@@ -101,43 +104,98 @@ impl IndexBuild {
 /// Walks `log` as `LogSegment.recover` does. With `verify_crc` each batch
 /// must pass Kafka's `ensureValid`; without it only headers are read.
 pub fn build_indexes(log: &[u8], base_offset: i64, interval: u64, verify_crc: bool) -> IndexBuild {
-    let mut b = IndexBuild {
-        next_offset: base_offset,
-        max_timestamp: -1,
-        offset_of_max_timestamp: -1,
-        ..IndexBuild::default()
-    };
-    let mut last_entry_position = 0u64;
-    let mut scratch = Vec::new();
+    let mut builder = IndexBuilder::new(base_offset, interval, verify_crc);
     for item in BatchIter::new(log, 0) {
-        let batch = match item {
-            Ok(batch) => batch,
+        match item {
+            Ok(batch) => {
+                if !builder.push(&batch) {
+                    break;
+                }
+            }
             Err(err) => {
-                b.stop = Some(StopReason::Framing(err));
+                builder.framing_ended(err);
                 break;
             }
+        }
+    }
+    builder.finish()
+}
+
+/// [`build_indexes`] one batch at a time, for walks that feed batches from
+/// elsewhere (a chunked read).
+#[derive(Debug)]
+pub struct IndexBuilder {
+    build: IndexBuild,
+    base_offset: i64,
+    interval: u64,
+    verify_crc: bool,
+    last_entry_position: u64,
+    scratch: Vec<u8>,
+}
+
+impl IndexBuilder {
+    /// A builder for the segment at `base_offset`.
+    pub fn new(base_offset: i64, interval: u64, verify_crc: bool) -> Self {
+        let build = IndexBuild {
+            next_offset: base_offset,
+            max_timestamp: -1,
+            offset_of_max_timestamp: -1,
+            ..IndexBuild::default()
         };
-        if let Err(reason) = step(
-            &mut b,
-            &batch,
+        Self {
+            build,
             base_offset,
             interval,
             verify_crc,
-            &mut last_entry_position,
-            &mut scratch,
-        ) {
-            b.stop = Some(reason);
-            break;
+            last_entry_position: 0,
+            scratch: Vec::new(),
         }
     }
-    let last_time = b.time_entries.last().map_or(-1, |e| e.timestamp);
-    if b.max_timestamp > last_time {
-        b.time_entries.push(TimeIndexEntry {
-            timestamp: b.max_timestamp,
-            offset: b.offset_of_max_timestamp,
-        });
+
+    /// Whether recovery stopped at an earlier batch.
+    pub fn stopped(&self) -> bool {
+        self.build.stop.is_some()
     }
-    b
+
+    /// Takes the next batch; false once recovery would stop here.
+    pub fn push(&mut self, batch: &FileBatch<'_>) -> bool {
+        if self.stopped() {
+            return false;
+        }
+        let result = step(
+            &mut self.build,
+            batch,
+            self.base_offset,
+            self.interval,
+            self.verify_crc,
+            &mut self.last_entry_position,
+            &mut self.scratch,
+        );
+        if let Err(reason) = result {
+            self.build.stop = Some(reason);
+        }
+        !self.stopped()
+    }
+
+    /// The walk ended at bytes that do not frame as a batch.
+    pub fn framing_ended(&mut self, err: crate::format::FormatError) {
+        if !self.stopped() {
+            self.build.stop = Some(StopReason::Framing(err));
+        }
+    }
+
+    /// Adds recovery's closing time-index entry and returns the result.
+    pub fn finish(mut self) -> IndexBuild {
+        let b = &mut self.build;
+        let last_time = b.time_entries.last().map_or(-1, |e| e.timestamp);
+        if b.max_timestamp > last_time {
+            b.time_entries.push(TimeIndexEntry {
+                timestamp: b.max_timestamp,
+                offset: b.offset_of_max_timestamp,
+            });
+        }
+        self.build
+    }
 }
 
 fn step(
@@ -195,5 +253,8 @@ fn step(
     b.batches += 1;
     b.records += s.count.map_or(1, |c| c.max(0) as u64);
     b.next_offset = s.last_offset.wrapping_add(1);
+    if s.magic >= 2 {
+        b.last_v2_next_offset = Some(b.next_offset);
+    }
     Ok(())
 }

@@ -8,6 +8,66 @@ use crate::format::producer_snapshot::{ProducerEntry, ProducerSnapshot, encode_p
 use crate::format::record::{ControlType, parse_control_record};
 use crate::format::{BatchSummary, FileBatch};
 
+/// What producer state takes from a batch that carries a producer id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProducerBatch {
+    /// Byte position of the batch.
+    pub position: u64,
+    /// Byte position just after it.
+    pub end: u64,
+    /// Producer id.
+    pub producer_id: i64,
+    /// Producer epoch.
+    pub producer_epoch: i16,
+    /// First offset.
+    pub base_offset: i64,
+    /// Last offset.
+    pub last_offset: i64,
+    /// Sequence of the last record.
+    pub last_sequence: i32,
+    /// Max timestamp.
+    pub max_timestamp: i64,
+    /// Transactional bit.
+    pub is_transactional: bool,
+    /// Control bit.
+    pub is_control: bool,
+    /// Coordinator epoch, when the batch is a COMMIT or ABORT marker.
+    pub end_marker: Option<i32>,
+}
+
+impl ProducerBatch {
+    /// The producer facts of `batch`, or `None` when it has no producer id
+    /// (or is a legacy message, which producer state ignores).
+    pub fn of(batch: &FileBatch<'_>, s: &BatchSummary) -> Option<Self> {
+        if s.producer_id < 0 || s.magic < 2 {
+            return None;
+        }
+        let end_marker = s.is_control.then(|| {
+            let mut scratch = Vec::new();
+            let decoded = batch.records(&mut scratch, 1 << 20);
+            decoded
+                .records
+                .first()
+                .and_then(|r| parse_control_record(r).ok())
+                .filter(|m| matches!(m.control_type, ControlType::Abort | ControlType::Commit))
+                .and_then(|m| m.coordinator_epoch)
+        });
+        Some(Self {
+            position: s.position,
+            end: s.position + s.size,
+            producer_id: s.producer_id,
+            producer_epoch: s.producer_epoch,
+            base_offset: s.base_offset,
+            last_offset: s.last_offset,
+            last_sequence: s.last_sequence,
+            max_timestamp: s.max_timestamp,
+            is_transactional: s.is_transactional,
+            is_control: s.is_control,
+            end_marker: end_marker.flatten(),
+        })
+    }
+}
+
 /// Producers known at `map_end_offset`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProducerState {
@@ -58,42 +118,30 @@ impl ProducerState {
         &mut self.entries[i]
     }
 
-    /// Applies one batch (`ProducerAppendInfo.append`); batches without a
-    /// producer id change nothing.
-    pub fn apply(&mut self, batch: &FileBatch<'_>, s: &BatchSummary) {
-        if s.producer_id < 0 || s.magic < 2 {
-            return;
-        }
-        let entry = self.entry(s.producer_id);
-        if entry.producer_epoch != s.producer_epoch {
+    /// Applies one batch (`ProducerAppendInfo.append`).
+    pub fn apply(&mut self, b: &ProducerBatch) {
+        let entry = self.entry(b.producer_id);
+        if entry.producer_epoch != b.producer_epoch {
             // A new epoch starts with no batch metadata.
-            entry.producer_epoch = s.producer_epoch;
+            entry.producer_epoch = b.producer_epoch;
             entry.last_sequence = -1;
             entry.last_offset = -1;
             entry.offset_delta = 0;
         }
-        if s.is_control {
-            let mut scratch = Vec::new();
-            let decoded = batch.records(&mut scratch, 1 << 20);
-            let marker = decoded
-                .records
-                .first()
-                .and_then(|r| parse_control_record(r).ok());
-            if let Some(m) = marker
-                .filter(|m| matches!(m.control_type, ControlType::Abort | ControlType::Commit))
-            {
-                entry.coordinator_epoch = m.coordinator_epoch.unwrap_or(entry.coordinator_epoch);
+        if b.is_control {
+            if let Some(coordinator_epoch) = b.end_marker {
+                entry.coordinator_epoch = coordinator_epoch;
                 entry.current_txn_first_offset = -1;
-                entry.timestamp = s.max_timestamp;
+                entry.timestamp = b.max_timestamp;
             }
             return;
         }
-        entry.last_sequence = s.last_sequence;
-        entry.last_offset = s.last_offset;
-        entry.offset_delta = s.last_offset.wrapping_sub(s.base_offset) as i32;
-        entry.timestamp = s.max_timestamp;
-        if s.is_transactional && entry.current_txn_first_offset < 0 {
-            entry.current_txn_first_offset = s.base_offset;
+        entry.last_sequence = b.last_sequence;
+        entry.last_offset = b.last_offset;
+        entry.offset_delta = b.last_offset.wrapping_sub(b.base_offset) as i32;
+        entry.timestamp = b.max_timestamp;
+        if b.is_transactional && entry.current_txn_first_offset < 0 {
+            entry.current_txn_first_offset = b.base_offset;
         }
     }
 

@@ -277,7 +277,7 @@ pub fn plan_recovery(checks: &[SegmentCheck], state: &PartitionState) -> Recover
 
 fn cut(check: &SegmentCheck) -> Truncation {
     let emptied = matches!(check.build.stop, Some(StopReason::InvalidOffset { .. }));
-    let records_after = records_in_tail(check);
+    let records_after = check.tail_records;
     Truncation {
         segment: check.segment.base_offset,
         position: if emptied { 0 } else { check.build.valid_bytes },
@@ -293,22 +293,6 @@ fn cut(check: &SegmentCheck) -> Truncation {
             records_after
         },
     }
-}
-
-/// Records in the framable batches after the first invalid one (a CRC
-/// failure leaves the rest of the segment readable; a torn tail does not).
-fn records_in_tail(check: &SegmentCheck) -> u64 {
-    let Some(stop) = &check.build.stop else {
-        return 0;
-    };
-    crate::format::SummaryIter::new(
-        check.log.bytes(),
-        stop.position(),
-        crate::format::codec::DEFAULT_DECOMPRESS_LIMIT,
-    )
-    .map_while(Result::ok)
-    .map(|(_, s)| s.count.map_or(1, |c| c.max(0) as u64))
-    .sum()
 }
 
 /// Compares `leader-epoch-checkpoint` with the epochs the batches carry.

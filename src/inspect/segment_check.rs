@@ -1,15 +1,17 @@
 //! Everything `kseg verify` learns about one segment in one pass: the walk
 //! recovery would do (CRC included), and how its indexes relate to the log.
 
-use std::sync::Arc;
+use std::ops::ControlFlow;
 
 use serde::Serialize;
 
-use super::batch_audit::{BatchAudit, audit_batches};
-use super::index_build::{IndexBuild, StopReason, build_indexes};
-use super::index_compare::offset_index_consistent;
-use crate::format::offset_index::OffsetIndex;
+use super::batch_audit::{BatchAudit, BatchAuditor};
+use super::index_build::{IndexBuild, IndexBuilder, StopReason};
+use super::producer_state::ProducerBatch;
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
 use crate::format::time_index::TimeIndex;
+use crate::logdir::chunked::walk_batches;
 use crate::logdir::mapped::read_small;
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Segment};
 
@@ -54,8 +56,11 @@ pub struct SegmentCheck {
     pub offset_index: IndexHealth,
     /// State of the `.timeindex`.
     pub time_index: IndexHealth,
-    /// The mapped `.log`, kept so later steps read pages already mapped.
-    pub log: Arc<MappedFile>,
+    /// Records in the batches from the first one recovery rejects to the
+    /// end of what still frames as batches (what a truncation there drops).
+    pub tail_records: u64,
+    /// Every framable batch carrying a producer id, for the producer-state replay.
+    pub producer_batches: Vec<ProducerBatch>,
 }
 
 impl SegmentCheck {
@@ -75,39 +80,119 @@ pub fn check_segment(
     interval: u64,
     deep: bool,
 ) -> Result<SegmentCheck, LogDirError> {
-    let log = Arc::new(MappedFile::open(&segment.log_path(), CachePolicy::Restore)?);
-    let bytes = log.bytes();
-    let build = build_indexes(bytes, segment.base_offset, interval, true);
-    let audit = audit_batches(bytes, deep);
+    // One pass over every byte through a reused read buffer: CRCs for
+    // recovery's walk, and the audit of every batch that still frames.
+    let path = segment.log_path();
+    // Mapped only to note which pages were cached; dropping it evicts the rest again.
+    let cache = MappedFile::open(&path, CachePolicy::Restore)?;
+    let log_size = cache.bytes().len() as u64;
+    let mut builder = IndexBuilder::new(segment.base_offset, interval, true);
+    let mut auditor = BatchAuditor::new(deep);
+    let mut auditing = true;
+    let mut tail_records = 0;
+    let mut producer_batches = Vec::new();
+    let mut scratch = Vec::new();
+    let (mut matcher, index_problem) = match read_offset_index(segment)? {
+        Ok(entries) => (Some(EntryMatcher::new(entries)), None),
+        Err(health) => (None, Some(health)),
+    };
+    let end = walk_batches(&path, |batch| {
+        if let Ok(s) = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT) {
+            producer_batches.extend(ProducerBatch::of(batch, &s));
+            if let Some(m) = matcher.as_mut() {
+                m.batch(s.position, s.base_offset);
+            }
+        }
+        if !builder.push(batch) {
+            tail_records += batch.header().map_or(1, |h| {
+                if batch.is_legacy() {
+                    1
+                } else {
+                    h.records_count.max(0) as u64
+                }
+            });
+        }
+        auditing = auditing && auditor.push(batch);
+        ControlFlow::Continue(())
+    })?;
+    if let Some(err) = end {
+        builder.framing_ended(err);
+    }
+    let build = builder.finish();
     Ok(SegmentCheck {
-        offset_index: offset_index_health(segment, bytes)?,
+        offset_index: index_problem
+            .unwrap_or_else(|| matcher.map_or(IndexHealth::Ok, |m| m.health())),
         time_index: time_index_health(segment, &build)?,
-        log_size: bytes.len() as u64,
+        log_size,
         build,
-        audit,
+        audit: auditor.finish(),
+        tail_records,
+        producer_batches,
         segment: segment.clone(),
-        log: Arc::clone(&log),
     })
 }
 
-fn offset_index_health(segment: &Segment, log: &[u8]) -> Result<IndexHealth, LogDirError> {
+/// The offset index's live entries, or why it cannot be used as it is.
+fn read_offset_index(
+    segment: &Segment,
+) -> Result<Result<Vec<OffsetIndexEntry>, IndexHealth>, LogDirError> {
     let path = segment.offset_index_path();
     if !path.exists() {
-        return Ok(IndexHealth::Missing);
+        return Ok(Err(IndexHealth::Missing));
     }
     let bytes = read_small(&path, INDEX_READ_LIMIT)?;
     let index = OffsetIndex::new(&bytes, segment.base_offset);
     if let Err(e) = index.sanity_check() {
-        return Ok(IndexHealth::FailsSanityCheck(
+        return Ok(Err(IndexHealth::FailsSanityCheck(
             e.kafka_message(&path.display().to_string()),
-        ));
+        )));
     }
-    if !offset_index_consistent(&index, log) {
-        return Ok(IndexHealth::Inconsistent(
-            "an entry does not point at the start of a batch at or below its offset, or offsets do not increase".into(),
-        ));
+    Ok(Ok(index.entries().collect()))
+}
+
+/// Follows offset-index entries in order while the log is walked: each must
+/// sit at a batch start whose base offset is at or below the entry's offset,
+/// with offsets strictly increasing (correct for lookups, however grouped).
+struct EntryMatcher {
+    entries: Vec<OffsetIndexEntry>,
+    next: usize,
+    consistent: bool,
+}
+
+impl EntryMatcher {
+    fn new(entries: Vec<OffsetIndexEntry>) -> Self {
+        let consistent = entries
+            .windows(2)
+            .all(|w| matches!(w, [a, b] if a.offset < b.offset && a.position < b.position));
+        Self {
+            entries,
+            next: 0,
+            consistent,
+        }
     }
-    Ok(IndexHealth::Ok)
+
+    fn batch(&mut self, position: u64, base_offset: i64) {
+        while let Some(entry) = self
+            .entries
+            .get(self.next)
+            .filter(|e| e.position as u64 <= position)
+        {
+            if entry.position as u64 != position || entry.offset < base_offset {
+                self.consistent = false;
+            }
+            self.next += 1;
+        }
+    }
+
+    fn health(&self) -> IndexHealth {
+        if self.consistent && self.next == self.entries.len() {
+            IndexHealth::Ok
+        } else {
+            IndexHealth::Inconsistent(
+                "an entry does not point at the start of a batch at or below its offset, or offsets do not increase".into(),
+            )
+        }
+    }
 }
 
 fn time_index_health(segment: &Segment, build: &IndexBuild) -> Result<IndexHealth, LogDirError> {

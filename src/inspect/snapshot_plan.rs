@@ -6,15 +6,10 @@
 use std::collections::BTreeMap;
 
 use super::index_build::StopReason;
-use super::producer_state::ProducerState;
+use super::producer_state::{ProducerBatch, ProducerState};
 use super::recovery::{RecoveryPlan, SegmentAction};
 use super::segment_check::SegmentCheck;
-use crate::format::SummaryIter;
-use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::producer_snapshot::parse_producer_snapshot;
-use std::sync::Arc;
-
-use crate::logdir::{LogDirError, MappedFile};
 
 /// The snapshot files after loading, compared with those before.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -27,28 +22,29 @@ pub struct SnapshotPlan {
     pub deleted: Vec<i64>,
 }
 
-struct Segment {
+struct Segment<'c> {
     base: i64,
-    log: Arc<MappedFile>,
+    /// Bytes of the `.log` recovery keeps.
     len: u64,
+    /// Its batches with a producer id.
+    batches: &'c [ProducerBatch],
+    /// Offset after its last valid magic-2 batch.
+    recovered_map_end: Option<i64>,
 }
 
-impl Segment {
-    /// The part of the `.log` recovery keeps.
-    fn kept(&self) -> &[u8] {
-        self.log
-            .bytes()
-            .get(..self.len as usize)
-            .unwrap_or_default()
+impl Segment<'_> {
+    /// Producer batches in the part of the `.log` recovery keeps.
+    fn kept(&self) -> impl Iterator<Item = &ProducerBatch> {
+        self.batches.iter().take_while(|b| b.end <= self.len)
     }
 }
 
-struct Loader {
+struct Loader<'c> {
     snaps: BTreeMap<i64, Vec<u8>>,
-    segments: Vec<Segment>,
+    segments: Vec<Segment<'c>>,
 }
 
-impl Loader {
+impl Loader<'_> {
     /// `ProducerStateManager.truncateAndReload`: drop snapshots outside
     /// (log start, log end], load the latest one that parses.
     fn truncate_and_reload(&mut self, log_start: i64, log_end: i64) -> (ProducerState, i64) {
@@ -120,15 +116,12 @@ impl Loader {
                     self.take_snapshot(&state, &mut last);
                 }
                 let stop_at_last = Some(i) == floor_of_last;
-                let replaying =
-                    SummaryIter::new(self.segments[i].kept(), 0, DEFAULT_DECOMPRESS_LIMIT)
-                        .map_while(Result::ok)
-                        .skip_while(|(_, s)| s.last_offset < start);
-                for (batch, s) in replaying {
-                    if stop_at_last && s.last_offset >= last_offset {
-                        break;
-                    }
-                    state.apply(&batch, &s);
+                let replayed = self.segments[i]
+                    .kept()
+                    .skip_while(|b| b.last_offset < start)
+                    .take_while(|b| !(stop_at_last && b.last_offset >= last_offset));
+                for batch in replayed {
+                    state.apply(batch);
                 }
             }
         }
@@ -141,13 +134,11 @@ impl Loader {
     fn recover_segment(&mut self, i: usize, log_start: i64) {
         let base = self.segments[i].base;
         let (mut state, mut last) = self.rebuild(log_start, base, false);
-        for (batch, s) in SummaryIter::new(self.segments[i].kept(), 0, DEFAULT_DECOMPRESS_LIMIT)
-            .map_while(Result::ok)
-        {
-            if s.magic >= 2 {
-                state.apply(&batch, &s);
-                state.map_end_offset = s.last_offset.wrapping_add(1);
-            }
+        for batch in self.segments[i].kept() {
+            state.apply(batch);
+        }
+        if let Some(end) = self.segments[i].recovered_map_end {
+            state.map_end_offset = end;
         }
         self.take_snapshot(&state, &mut last);
     }
@@ -161,14 +152,15 @@ pub fn plan_snapshots(
     plan: &RecoveryPlan,
     snapshots: BTreeMap<i64, Vec<u8>>,
     log_start_checkpoint: i64,
-) -> Result<SnapshotPlan, LogDirError> {
+) -> SnapshotPlan {
     let before = snapshots.clone();
     let mut segments = Vec::with_capacity(checks.len());
     for check in checks {
         segments.push(Segment {
             base: check.segment.base_offset,
             len: check.log_size,
-            log: Arc::clone(&check.log),
+            batches: &check.producer_batches,
+            recovered_map_end: check.build.last_v2_next_offset,
         });
     }
     let mut loader = Loader {
@@ -225,9 +217,9 @@ pub fn plan_snapshots(
         .filter(|o| !loader.snaps.contains_key(o))
         .copied()
         .collect();
-    Ok(SnapshotPlan {
+    SnapshotPlan {
         files: loader.snaps,
         written,
         deleted,
-    })
+    }
 }

@@ -66,20 +66,6 @@ impl MappedFile {
         self.map.as_deref().unwrap_or_default()
     }
 
-    /// Drops this process's pages of the mapping below `position` (rounded
-    /// down to a page), so a long walk over a big file keeps a flat resident
-    /// size. The bytes stay readable: touching them again faults them back in.
-    pub fn release_before(&self, position: u64) {
-        let Some(map) = &self.map else { return };
-        let len = (position as usize).min(map.len()) / PAGE * PAGE;
-        if len > 0 {
-            // SAFETY: the mapping is a read-only view of a file; dropping its
-            // pages only makes later reads fault them in again from the file.
-            let _ =
-                unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, len) };
-        }
-    }
-
     /// The path it was opened with.
     pub fn path(&self) -> &Path {
         &self.path

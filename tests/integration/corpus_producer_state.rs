@@ -3,7 +3,7 @@
 
 use kseg::format::SummaryIter;
 use kseg::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use kseg::inspect::producer_state::ProducerState;
+use kseg::inspect::producer_state::{ProducerBatch, ProducerState};
 use kseg::logdir::{CachePolicy, MappedFile, Partition};
 
 use super::corpus::cases;
@@ -43,7 +43,9 @@ fn replaying_the_log_reproduces_kafkas_producer_snapshots() {
                         with_producers += usize::from(!state.is_empty());
                         snapshots.next();
                     }
-                    state.apply(&batch, &s);
+                    if let Some(b) = ProducerBatch::of(&batch, &s) {
+                        state.apply(&b);
+                    }
                 }
             }
             for &offset in snapshots {
