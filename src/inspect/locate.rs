@@ -285,10 +285,28 @@ pub fn find_by_timestamp(
     (time, offset, scan, answer)
 }
 
-/// The offset after the last whole batch of a segment (its base offset when empty).
+/// The offset after the last whole batch of a segment (its base offset when
+/// empty), as Kafka's `readNextOffset` finds it: from the last offset-index
+/// entry's batch onwards (from the start when the index cannot be used).
 pub fn next_offset(segment: &Segment, log: &[u8]) -> i64 {
-    SummaryIter::new(log, 0, DEFAULT_DECOMPRESS_LIMIT)
-        .map_while(Result::ok)
-        .last()
-        .map_or(segment.base_offset, |(_, s)| s.last_offset.wrapping_add(1))
+    let last_entry = std::fs::read(segment.offset_index_path())
+        .ok()
+        .and_then(|bytes| {
+            let index = OffsetIndex::new(&bytes, segment.base_offset);
+            index.sanity_check().ok()?;
+            index
+                .live_entries()
+                .checked_sub(1)
+                .and_then(|i| index.entry(i))
+        });
+    let from = |start: u64| {
+        SummaryIter::new(log, start, DEFAULT_DECOMPRESS_LIMIT)
+            .map_while(Result::ok)
+            .last()
+            .map(|(_, s)| s.last_offset.wrapping_add(1))
+    };
+    let indexed = last_entry
+        .and_then(|e| u64::try_from(e.position).ok())
+        .and_then(from);
+    indexed.or_else(|| from(0)).unwrap_or(segment.base_offset)
 }
