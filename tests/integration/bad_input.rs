@@ -196,3 +196,68 @@ fn the_format_layer_touches_no_files_and_no_cli_crates() {
         }
     }
 }
+
+/// Peak RSS of one kseg run, in KiB.
+fn peak_rss_kib(args: &[&std::ffi::OsStr]) -> (Option<i32>, i64) {
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_kseg"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: wait4 on our own child with zeroed out-parameters reaps it and reports its rusage.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    let code = libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status));
+    (code, usage.ru_maxrss)
+}
+
+#[test]
+fn memory_stays_flat_on_a_large_file_of_garbage_batches() {
+    // 256 MiB of 64 KiB "batches" that frame correctly but hold random bytes
+    // in every codec: each must be reported, none may make memory grow.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("garbage-0");
+    std::fs::create_dir(&dir).unwrap();
+    let log = dir.join("00000000000000000000.log");
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut block = vec![0u8; 65536];
+    for b in block.iter_mut() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        *b = state as u8;
+    }
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&log).unwrap());
+    for i in 0..4096u32 {
+        block[..8].copy_from_slice(&(i64::from(i) * 10).to_be_bytes());
+        block[8..12].copy_from_slice(&(65536i32 - 12).to_be_bytes());
+        block[16] = 2;
+        block[22] = (i % 5) as u8;
+        std::io::Write::write_all(&mut file, &block).unwrap();
+    }
+    drop(file);
+    for args in [
+        vec![
+            "dump".as_ref(),
+            "--deep-iteration".as_ref(),
+            "--print-data-log".as_ref(),
+            log.as_os_str(),
+        ],
+        vec!["verify".as_ref(), "--deep".as_ref(), dir.as_os_str()],
+        vec![
+            "rebuild-index".as_ref(),
+            "--check".as_ref(),
+            "--verify".as_ref(),
+            dir.as_os_str(),
+        ],
+    ] {
+        let (code, rss) = peak_rss_kib(&args);
+        assert_eq!(code, Some(1), "{args:?}: damage is a finding, not a crash");
+        assert!(
+            rss < 64 * 1024,
+            "{args:?}: peak RSS {rss} KiB for a 256 MiB file"
+        );
+    }
+}
