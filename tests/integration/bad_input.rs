@@ -197,7 +197,8 @@ fn the_format_layer_touches_no_files_and_no_cli_crates() {
     }
 }
 
-/// Peak RSS of one kseg run, in KiB.
+/// Peak RSS of one kseg run, in KiB. The child is reaped by `wait4`.
+#[allow(clippy::zombie_processes)]
 fn peak_rss_kib(args: &[&std::ffi::OsStr]) -> (Option<i32>, i64) {
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_kseg"))
         .args(args)
