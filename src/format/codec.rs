@@ -13,6 +13,9 @@ pub const DEFAULT_DECOMPRESS_LIMIT: usize = 128 << 20;
 const XERIAL_MAGIC: &[u8] = b"\x82SNAPPY\x00";
 const XERIAL_HEADER_LEN: usize = 16;
 const LZ4_MAGIC: u32 = 0x184D_2204;
+/// Most output a snappy block can produce per input byte (a 3-byte copy
+/// emits at most 64 bytes), rounded up.
+const SNAPPY_MAX_EXPANSION: usize = 22;
 
 /// Decompresses `input` into `out` (cleared first), failing rather than
 /// growing `out` past `limit` bytes.
@@ -84,6 +87,14 @@ fn decompress_snappy(input: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<()
 fn raw_snappy_block(block: &[u8], limit: usize, out: &mut Vec<u8>) -> Result<(), FormatErrorKind> {
     let len =
         snap::raw::decompress_len(block).map_err(|_| corrupt("snappy", "bad block length"))?;
+    // No snappy element expands more than 64 bytes out of 3 in: a larger
+    // claim is corrupt, and must not be allocated.
+    if len > block.len().saturating_mul(SNAPPY_MAX_EXPANSION) {
+        return Err(corrupt(
+            "snappy",
+            "claimed length exceeds what the block can hold",
+        ));
+    }
     if out.len().saturating_add(len) > limit {
         return Err(FormatErrorKind::DecompressedTooLarge {
             limit: limit as u64,

@@ -255,6 +255,7 @@ fn memory_stays_flat_on_a_large_file_of_garbage_batches() {
         ],
     ] {
         let (code, rss) = peak_rss_kib(&args);
+        eprintln!("{args:?}: peak RSS {rss} KiB");
         assert_eq!(code, Some(1), "{args:?}: damage is a finding, not a crash");
         assert!(
             rss < 64 * 1024,
