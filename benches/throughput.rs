@@ -106,22 +106,26 @@ fn plain_read(paths: &[PathBuf]) -> Duration {
     start.elapsed()
 }
 
-/// Runs kseg, returns (wall time, peak RSS in KiB) of the child alone.
-/// The child is reaped by `wait4`, which also gives its own rusage.
-#[allow(clippy::zombie_processes)]
+/// Runs kseg, returns its wall time and peak RSS in KiB (reported by kseg
+/// itself through `KSEG_PEAK_RSS`).
 fn run(args: &[&str], threads: Option<usize>) -> (Duration, i64) {
     let mut cmd = Command::new(KSEG);
-    cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
+    cmd.args(args)
+        .env("KSEG_PEAK_RSS", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
     if let Some(n) = threads {
         cmd.env("RAYON_NUM_THREADS", n.to_string());
     }
     let start = Instant::now();
-    let child = cmd.spawn().unwrap();
-    let mut status = 0;
-    // SAFETY: plain wait4 on our own child, with zeroed out-parameters.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
-    (start.elapsed(), usage.ru_maxrss)
+    let out = cmd.output().unwrap();
+    let elapsed = start.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let rss = err
+        .lines()
+        .find_map(|l| l.strip_prefix("kseg: peak RSS: "))
+        .map_or(0, |v| v.trim_end_matches(" kB").trim().parse().unwrap_or(0));
+    (elapsed, rss)
 }
 
 fn best<T>(n: usize, mut f: impl FnMut() -> (Duration, T)) -> (Duration, T) {
