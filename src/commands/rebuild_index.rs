@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use kseg::format::offset_index::OffsetIndex;
-use kseg::inspect::index_build::{IndexBuild, build_indexes};
+use kseg::inspect::index_build::{IndexBuild, build_indexes_from_file};
 use kseg::inspect::index_compare::{IndexStatus, compare, offset_index_consistent};
 use kseg::logdir::target::{Target, resolve};
 use kseg::logdir::{CachePolicy, MappedFile, Segment};
@@ -45,13 +45,15 @@ fn describe(status: &IndexStatus) -> String {
 }
 
 fn check_segment(segment: &Segment, args: &RebuildIndexArgs) -> anyhow::Result<SegmentReport> {
-    let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
-    let build = build_indexes(
-        log.bytes(),
+    // Page-cache bookkeeping only; the rebuild reads headers with pread
+    // (every byte through a small buffer with --verify).
+    let cache = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
+    let build = build_indexes_from_file(
+        &segment.log_path(),
         segment.base_offset,
         args.index_interval_bytes,
         args.verify,
-    );
+    )?;
     let index_bytes = build.offset_index_bytes(segment.base_offset);
     let time_bytes = build.time_index_bytes(segment.base_offset);
     let existing_index = std::fs::read(segment.offset_index_path()).ok();
@@ -67,7 +69,7 @@ fn check_segment(segment: &Segment, args: &RebuildIndexArgs) -> anyhow::Result<S
     {
         let index = OffsetIndex::new(existing, segment.base_offset);
         *consistent_with_log =
-            index.sanity_check().is_ok() && offset_index_consistent(&index, log.bytes());
+            index.sanity_check().is_ok() && offset_index_consistent(&index, cache.bytes());
     }
     let mut time_status = compare(existing_time.as_deref(), &time_bytes, 12);
     if matches!(time_status, IndexStatus::Differs { .. }) {

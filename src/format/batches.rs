@@ -208,6 +208,45 @@ pub struct BatchSummary {
     pub delete_horizon_ms: Option<i64>,
 }
 
+impl BatchSummary {
+    /// The summary of a v2 batch of `size` bytes at `position`, from its header alone.
+    pub fn from_v2_header(
+        h: &RecordBatchHeader,
+        position: u64,
+        size: u64,
+    ) -> Result<Self, FormatError> {
+        if h.magic > 2 {
+            return Err(FormatError::new(
+                position + 16,
+                FormatErrorKind::UnknownMagic(h.magic),
+            ));
+        }
+        Ok(Self {
+            base_offset: h.base_offset,
+            last_offset: h.last_offset(),
+            count: Some(h.records_count),
+            position,
+            size,
+            magic: h.magic,
+            crc: h.crc,
+            compression: h
+                .compression()
+                .map_err(|k| FormatError::new(position + 21, k))?,
+            timestamp_type: h.timestamp_type(),
+            max_timestamp: h.max_timestamp,
+            base_timestamp: h.base_timestamp,
+            producer_id: h.producer_id,
+            producer_epoch: h.producer_epoch,
+            base_sequence: h.base_sequence,
+            last_sequence: h.last_sequence(),
+            partition_leader_epoch: h.partition_leader_epoch,
+            is_transactional: h.is_transactional(),
+            is_control: h.is_control(),
+            delete_horizon_ms: h.delete_horizon_ms(),
+        })
+    }
+}
+
 /// Records of one batch, with the error that stopped decoding, if any.
 #[derive(Debug, Default)]
 pub struct DecodedRecords<'b> {
@@ -285,36 +324,7 @@ impl<'a> FileBatch<'a> {
     }
 
     fn v2_summary(&self) -> Result<BatchSummary, FormatError> {
-        let h = self.header()?;
-        if h.magic > 2 {
-            return Err(FormatError::new(
-                self.position + 16,
-                FormatErrorKind::UnknownMagic(h.magic),
-            ));
-        }
-        Ok(BatchSummary {
-            base_offset: h.base_offset,
-            last_offset: h.last_offset(),
-            count: Some(h.records_count),
-            position: self.position,
-            size: self.size(),
-            magic: h.magic,
-            crc: h.crc,
-            compression: h
-                .compression()
-                .map_err(|k| FormatError::new(self.position + 21, k))?,
-            timestamp_type: h.timestamp_type(),
-            max_timestamp: h.max_timestamp,
-            base_timestamp: h.base_timestamp,
-            producer_id: h.producer_id,
-            producer_epoch: h.producer_epoch,
-            base_sequence: h.base_sequence,
-            last_sequence: h.last_sequence(),
-            partition_leader_epoch: h.partition_leader_epoch,
-            is_transactional: h.is_transactional(),
-            is_control: h.is_control(),
-            delete_horizon_ms: h.delete_horizon_ms(),
-        })
+        BatchSummary::from_v2_header(&self.header()?, self.position, self.size())
     }
 
     fn legacy_summary(

@@ -2,11 +2,16 @@
 //! segment, computed from the `.log` alone: the recipe for a byte-identical
 //! rebuild, and the first batch recovery would truncate at.
 
-use crate::format::batches::{BatchIter, FileBatch};
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use crate::format::batches::{BatchIter, BatchSummary, FileBatch};
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::{OffsetIndexEntry, encode_offset_index};
 use crate::format::time_index::{TimeIndexEntry, encode_time_index};
 use crate::format::{FormatError, FormatErrorKind};
+use crate::logdir::LogDirError;
+use crate::logdir::chunked::{walk_batches, walk_summaries};
 
 /// Kafka's default `index.interval.bytes`.
 pub const DEFAULT_INDEX_INTERVAL_BYTES: u64 = 4096;
@@ -121,6 +126,38 @@ pub fn build_indexes(log: &[u8], base_offset: i64, interval: u64, verify_crc: bo
     builder.finish()
 }
 
+/// [`build_indexes`] straight from the file, without mapping it: headers
+/// only (`pread`), or every byte through a small buffer when `verify_crc`.
+pub fn build_indexes_from_file(
+    path: &Path,
+    base_offset: i64,
+    interval: u64,
+    verify_crc: bool,
+) -> Result<IndexBuild, LogDirError> {
+    let mut builder = IndexBuilder::new(base_offset, interval, verify_crc);
+    let end = if verify_crc {
+        walk_batches(path, |batch| {
+            if builder.push(batch) {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        })?
+    } else {
+        walk_summaries(path, |s| {
+            if builder.push_summary(s.as_ref().map_err(|e| *e)) {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        })?
+    };
+    if let Some(err) = end {
+        builder.framing_ended(err);
+    }
+    Ok(builder.finish())
+}
+
 /// [`build_indexes`] one batch at a time, for walks that feed batches from
 /// elsewhere (a chunked read).
 #[derive(Debug)]
@@ -177,6 +214,30 @@ impl IndexBuilder {
         !self.stopped()
     }
 
+    /// Takes the next batch's header facts (or why they cannot be read);
+    /// only for builders that do not verify CRCs. False once recovery stops.
+    pub fn push_summary(
+        &mut self,
+        summary: Result<&BatchSummary, crate::format::FormatError>,
+    ) -> bool {
+        if self.stopped() {
+            return false;
+        }
+        let result = summary.map_err(StopReason::Invalid).and_then(|s| {
+            step_summary(
+                &mut self.build,
+                s,
+                self.base_offset,
+                self.interval,
+                &mut self.last_entry_position,
+            )
+        });
+        if let Err(reason) = result {
+            self.build.stop = Some(reason);
+        }
+        !self.stopped()
+    }
+
     /// The walk ended at bytes that do not frame as a batch.
     pub fn framing_ended(&mut self, err: crate::format::FormatError) {
         if !self.stopped() {
@@ -213,6 +274,17 @@ fn step(
     let s = batch
         .summary(scratch, DEFAULT_DECOMPRESS_LIMIT)
         .map_err(StopReason::Invalid)?;
+    step_summary(b, &s, base_offset, interval, last_entry_position)
+}
+
+/// Recovery's per-batch rule, on a batch's header facts.
+fn step_summary(
+    b: &mut IndexBuild,
+    s: &BatchSummary,
+    base_offset: i64,
+    interval: u64,
+    last_entry_position: &mut u64,
+) -> Result<(), StopReason> {
     let relative = s.last_offset.wrapping_sub(base_offset);
     if !(0..=i64::from(i32::MAX)).contains(&relative) {
         return Err(StopReason::OffsetOverflow {

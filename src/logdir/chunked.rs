@@ -1,14 +1,21 @@
-//! Walking a `.log` through `read()` into one reused buffer, for passes that
-//! read every byte (CRC checks): cheaper than faulting in a mapping, and
-//! memory stays at the buffer (grown only for a batch larger than it).
+//! Walking a `.log` without mapping it: through `read()` into one reused
+//! buffer for passes that read every byte (CRC checks), or header by header
+//! with `pread` for passes that need only batch headers. Both are cheaper
+//! than faulting a mapping in, and memory stays at one small buffer (grown
+//! only for a batch larger than it).
 
 use std::fs::File;
 use std::io::Read;
 use std::ops::ControlFlow;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use super::error::LogDirError;
-use crate::format::{BatchIter, FileBatch, FormatError, FormatErrorKind};
+use crate::format::batch::{LOG_OVERHEAD, MIN_ENTRY_SIZE, V2_HEADER_SIZE};
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::format::{
+    BatchIter, BatchSummary, FileBatch, FormatError, FormatErrorKind, RecordBatchHeader,
+};
 
 /// Buffer size: small enough that CRCs run on data still in the CPU's L2 cache.
 const CHUNK: usize = 256 << 10;
@@ -78,6 +85,67 @@ pub fn walk_batches(
     }
 }
 
+/// Calls `visit` with the summary (or the header error) of every batch of
+/// the file at `path`, reading only the 61-byte header of magic-2 batches
+/// (whole entries for legacy ones, whose base offset may need the inner
+/// messages), until it returns `Break`. Framing follows [`BatchIter`]
+/// exactly; returns the framing error that ended the walk, if any.
+pub fn walk_summaries(
+    path: &Path,
+    mut visit: impl FnMut(Result<BatchSummary, FormatError>) -> ControlFlow<()>,
+) -> Result<Option<FormatError>, LogDirError> {
+    let io = |e| LogDirError::io(path, e);
+    let file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut header = [0u8; V2_HEADER_SIZE];
+    let mut entry = Vec::new();
+    let mut scratch = Vec::new();
+    let mut position = 0u64;
+    while position < len {
+        let rest = len - position;
+        let head = header
+            .get_mut(..rest.min(V2_HEADER_SIZE as u64) as usize)
+            .unwrap_or_default();
+        file.read_exact_at(head, position).map_err(io)?;
+        let fail = |kind| Ok(Some(FormatError::new(position, kind)));
+        let (Some(size_bytes), Some(&magic)) = (head.get(8..12), head.get(16)) else {
+            return fail(FormatErrorKind::TrailingBytes { len: rest });
+        };
+        let size = i32::from_be_bytes(size_bytes.try_into().unwrap_or_default());
+        if size < MIN_ENTRY_SIZE {
+            return fail(FormatErrorKind::RecordSizeTooSmall { size });
+        }
+        let total = LOG_OVERHEAD as u64 + size as u64;
+        if total > rest {
+            return fail(FormatErrorKind::BatchPastEnd {
+                size: total as i64,
+                available: rest,
+            });
+        }
+        let summary = if magic as i8 >= 2 {
+            let bytes = head
+                .get(..total.min(V2_HEADER_SIZE as u64) as usize)
+                .unwrap_or_default();
+            RecordBatchHeader::parse(bytes, position)
+                .and_then(|h| BatchSummary::from_v2_header(&h, position, total))
+        } else {
+            entry.resize(total as usize, 0);
+            file.read_exact_at(&mut entry, position).map_err(io)?;
+            FileBatch {
+                position,
+                bytes: &entry,
+                magic: magic as i8,
+            }
+            .summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT)
+        };
+        if visit(summary).is_break() {
+            return Ok(None);
+        }
+        position += total;
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,7 +203,22 @@ mod tests {
                 .map(|b| (b.position, b.bytes.len()))
                 .collect();
             assert_eq!(seen, expected);
-            assert_eq!(end, whole.iter().find_map(|r| r.as_ref().err().copied()));
+            let final_error = whole.iter().find_map(|r| r.as_ref().err().copied());
+            assert_eq!(end, final_error);
+            let mut summaries = Vec::new();
+            let end = walk_summaries(&path, |s| {
+                summaries.push(s.unwrap());
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+            let mut scratch = Vec::new();
+            let expected: Vec<_> = whole
+                .iter()
+                .filter_map(|r| r.as_ref().ok())
+                .map(|b| b.summary(&mut scratch, 1 << 30).unwrap())
+                .collect();
+            assert_eq!(summaries, expected);
+            assert_eq!(end, final_error);
         }
     }
 }

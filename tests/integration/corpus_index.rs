@@ -93,3 +93,30 @@ fn rebuilds_match_what_kafka_recovery_wrote_after_damage() {
     }
     assert!(compared > 20, "compared {compared} segments");
 }
+
+#[test]
+fn reading_headers_with_pread_or_every_byte_gives_the_same_rebuild() {
+    use kseg::inspect::index_build::build_indexes_from_file;
+    let mut compared = 0;
+    for case in cases() {
+        let interval = index_interval(&case);
+        for p in case.partitions() {
+            for seg in p.view["segments"].as_array().unwrap() {
+                let base = seg["baseOffset"].as_i64().unwrap();
+                let path = p.dir.join(format!("{base:020}.log"));
+                let log = std::fs::read(&path).unwrap();
+                for verify in [false, true] {
+                    let from_file = build_indexes_from_file(&path, base, interval, verify).unwrap();
+                    assert_eq!(
+                        from_file,
+                        build_indexes(&log, base, interval, verify),
+                        "{}: {base} verify={verify}",
+                        p.label
+                    );
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "{compared}");
+}
