@@ -9,8 +9,11 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use kseg::format::offset_index::OffsetIndex;
+use kseg::format::time_index::TimeIndex;
 use kseg::inspect::index_build::{IndexBuild, build_indexes_from_file};
-use kseg::inspect::index_compare::{IndexStatus, compare, offset_index_consistent};
+use kseg::inspect::index_compare::{
+    IndexStatus, compare, offset_index_consistent, time_index_consistent,
+};
 use kseg::logdir::target::{Target, resolve};
 use kseg::logdir::{CachePolicy, MappedFile, Segment};
 use kseg::repair::{Backup, ensure_unlocked, replace_file};
@@ -58,7 +61,17 @@ fn check_segment(segment: &Segment, args: &RebuildIndexArgs) -> anyhow::Result<S
     let time_bytes = build.time_index_bytes(segment.base_offset);
     let existing_index = std::fs::read(segment.offset_index_path()).ok();
     let existing_time = std::fs::read(segment.time_index_path()).ok();
-    let mut index_status = compare(existing_index.as_deref(), &index_bytes, 8);
+    let mut index_status = match compare(existing_index.as_deref(), &index_bytes, 8) {
+        // An empty offset index only makes lookups scan from position 0: a
+        // chunk appended by a follower or the cleaner can leave it so.
+        IndexStatus::EmptyButLogHasData => IndexStatus::Differs {
+            slot: 0,
+            existing_entries: 0,
+            rebuilt_entries: build.offset_entries.len(),
+            consistent_with_log: true,
+        },
+        status => status,
+    };
     if let (
         IndexStatus::Differs {
             consistent_with_log,
@@ -82,6 +95,18 @@ fn check_segment(segment: &Segment, args: &RebuildIndexArgs) -> anyhow::Result<S
         {
             time_status = status;
         }
+    }
+    if let (
+        IndexStatus::Differs {
+            consistent_with_log,
+            ..
+        },
+        Some(existing),
+    ) = (&mut time_status, &existing_time)
+    {
+        let index = TimeIndex::new(existing, segment.base_offset);
+        *consistent_with_log = index.sanity_check().is_ok()
+            && time_index_consistent(&index, &build, segment.base_offset);
     }
     Ok(SegmentReport {
         log: segment.log_path(),

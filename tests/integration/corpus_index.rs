@@ -120,3 +120,34 @@ fn reading_headers_with_pread_or_every_byte_gives_the_same_rebuild() {
     }
     assert!(compared > 100, "{compared}");
 }
+
+#[test]
+fn check_never_calls_a_kafka_written_index_corrupt() {
+    use super::util::{json_lines, kseg};
+    for case in cases() {
+        let garbage = case.name == "unclean-index-garbage";
+        if case.name.starts_with("unclean-") && case.name != "unclean-base" && !garbage {
+            continue;
+        }
+        for p in case.partitions() {
+            let out = kseg([
+                "rebuild-index".to_string(),
+                "--check".into(),
+                "--json".into(),
+                format!("--index-interval-bytes={}", index_interval(&case)),
+                p.dir.display().to_string(),
+            ]);
+            let corrupt: Vec<String> = json_lines(&out)
+                .iter()
+                .filter(|l| l["status"].as_str().unwrap().ends_with("corrupt"))
+                .map(|l| l["path"].as_str().unwrap().to_string())
+                .collect();
+            if garbage {
+                assert_eq!(corrupt.len(), 1, "{}: {corrupt:?}", p.label);
+                assert!(corrupt[0].ends_with("00000000000000000089.index"));
+            } else {
+                assert!(corrupt.is_empty(), "{}: {corrupt:?}", p.label);
+            }
+        }
+    }
+}
