@@ -199,3 +199,93 @@ fn future_timestamps_are_warned_about() {
     let warnings = report["report"]["warnings"].to_string();
     assert!(warnings.contains("in the future"), "{warnings}");
 }
+
+fn report_for(dir: &std::path::Path, now: &str, configs: &[&str]) -> Value {
+    let mut args = vec![
+        "retention-report".to_string(),
+        "--json".into(),
+        format!("--now={now}"),
+    ];
+    args.extend(configs.iter().map(|c| format!("--config={c}")));
+    args.push(dir.display().to_string());
+    let out = kseg(args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice::<Value>(&out.stdout).unwrap()["report"].clone()
+}
+
+fn partition_with(batches: &[(i64, usize)], segment_bytes: u64) -> tempfile::TempDir {
+    use kseg::fixture::{PartitionWriter, WriterConfig};
+    use kseg::format::encode::{BatchSpec, RecordSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut w = PartitionWriter::create(
+        &tmp.path().join("t-0"),
+        WriterConfig {
+            segment_bytes,
+            index_interval_bytes: 4096,
+        },
+    )
+    .unwrap();
+    for &(timestamp, size) in batches {
+        let record = RecordSpec {
+            timestamp,
+            value: Some(vec![b'v'; size]),
+            ..RecordSpec::default()
+        };
+        w.append(BatchSpec {
+            records: vec![record],
+            ..BatchSpec::default()
+        })
+        .unwrap();
+    }
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    tmp
+}
+
+#[test]
+fn replayed_old_timestamps_are_deletable_at_once_and_say_so() {
+    let day = 86_400_000i64;
+    let now = 1_800_000_000_000i64;
+    // Two closed segments written now, with records stamped 30 days ago.
+    let tmp = partition_with(
+        &[
+            (now - 30 * day, 600),
+            (now - 30 * day, 600),
+            (now - 30 * day, 600),
+            (now - 1000, 10),
+        ],
+        1300,
+    );
+    let report = report_for(
+        &tmp.path().join("t-0"),
+        &now.to_string(),
+        &["retention.ms=604800000"],
+    );
+    let warnings = report["warnings"].to_string();
+    assert!(warnings.contains("far beyond retention.ms"), "{warnings}");
+    let deleted = &report["passNow"]["steps"][2]["deleted"];
+    assert_eq!(deleted.as_array().unwrap().len(), 2, "{report}");
+}
+
+#[test]
+fn a_quiet_active_segment_outlives_retention_and_says_why() {
+    let day = 86_400_000i64;
+    let now = 1_800_000_000_000i64;
+    // One batch 6 days ago opened the active segment; it rolls only 7 days
+    // after that batch, on an append, while retention is 1 day.
+    let tmp = partition_with(&[(now - 6 * day, 100)], 1 << 20);
+    let report = report_for(
+        &tmp.path().join("t-0"),
+        &now.to_string(),
+        &["retention.ms=86400000", "segment.ms=604800000"],
+    );
+    let warnings = report["warnings"].to_string();
+    assert!(
+        warnings.contains("only rolls on an append after"),
+        "{warnings}"
+    );
+    // Retention itself rolls and deletes it once its newest record is older than retention.ms.
+    assert_eq!(
+        report["passNow"]["steps"][2]["rolledNewSegmentFirst"], 1,
+        "{report}"
+    );
+}
