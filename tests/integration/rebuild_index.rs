@@ -63,15 +63,21 @@ fn rewrites_a_deleted_index_byte_for_byte_and_restores_the_original() {
     );
 }
 
-#[test]
-fn refuses_to_write_while_the_log_dir_is_locked() {
-    let (tmp, dir) = damaged_copy("unclean-index-garbage");
-    let lock = File::create(tmp.path().join("logdir/.lock")).unwrap();
-    // SAFETY: flock on an open descriptor, as a broker holds it.
+/// Takes `<root>/logdir/.lock` as a running broker holds it.
+fn hold_broker_lock(root: &std::path::Path) -> File {
+    let lock = File::create(root.join("logdir/.lock")).unwrap();
+    // SAFETY: flock on an open descriptor we own.
     assert_eq!(
         unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
         0
     );
+    lock
+}
+
+#[test]
+fn refuses_to_write_while_the_log_dir_is_locked() {
+    let (tmp, dir) = damaged_copy("unclean-index-garbage");
+    let _lock = hold_broker_lock(tmp.path());
     let before = std::fs::read(dir.join("00000000000000000089.index")).unwrap();
     let backup = tmp.path().join("backup");
     let out = kseg([
@@ -157,12 +163,7 @@ fn recover_is_a_dry_run_unless_applied_and_refuses_a_locked_log_dir() {
     let dry = kseg(["recover", "--recovery-point=598", dir.to_str().unwrap()]);
     assert_eq!(dry.status.code(), Some(1), "a truncation is a finding");
     assert!(super::util::stdout(&dry).contains("dry run: nothing was changed"));
-    let lock = File::create(tmp.path().join("logdir/.lock")).unwrap();
-    // SAFETY: flock on an open descriptor, as a broker holds it.
-    assert_eq!(
-        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
-        0
-    );
+    let _lock = hold_broker_lock(tmp.path());
     let backup = tmp.path().join("backup");
     let out = kseg([
         "recover",
