@@ -1,6 +1,7 @@
 //! RecordBatch v2 header (61 bytes), attribute bits and CRC-32C, plus the
 //! shared vocabulary (compression, timestamp type) of every magic.
 
+use super::crc::crc32c;
 use super::cursor::Cursor;
 use super::error::{FormatError, FormatErrorKind};
 
@@ -227,7 +228,7 @@ pub fn decrement_sequence(sequence: i32, decrement: i32) -> i32 {
 
 /// CRC-32C of a whole v2 batch's bytes from the attributes to the end.
 pub fn compute_v2_crc(batch: &[u8]) -> u32 {
-    crc32c::crc32c(batch.get(V2_CRC_START..).unwrap_or_default())
+    crc32c(batch.get(V2_CRC_START..).unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The inverse of the parsers: RecordBatch v2 bytes with correct CRCs, in
 //! every codec. Used by the test-fixture writer, tests and fuzz seeds.
 
+use super::crc::crc32c;
 use std::io::Write;
 
 use super::batch::{
@@ -177,7 +178,7 @@ pub fn encode_batch(spec: &BatchSpec) -> Vec<u8> {
     out.extend_from_slice(&spec.base_sequence.to_be_bytes());
     out.extend_from_slice(&(spec.records.len() as i32).to_be_bytes());
     out.extend_from_slice(&area);
-    let crc = crc32c::crc32c(out.get(V2_CRC_START..).unwrap_or_default());
+    let crc = crc32c(out.get(V2_CRC_START..).unwrap_or_default());
     if let Some(slot) = out.get_mut(LOG_OVERHEAD + 5..LOG_OVERHEAD + 9) {
         slot.copy_from_slice(&crc.to_be_bytes());
     }

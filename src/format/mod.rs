@@ -11,6 +11,7 @@ pub mod batch;
 pub mod batches;
 pub mod checkpoint;
 pub mod codec;
+pub mod crc;
 pub mod cursor;
 pub mod encode;
 pub mod error;

@@ -1,6 +1,7 @@
 //! Producer-state `.snapshot` files: version 1, CRC-32C, 46-byte entries.
 
 use super::batch::decrement_sequence;
+use super::crc::crc32c;
 use super::cursor::Cursor;
 use super::error::{FormatError, FormatErrorKind};
 
@@ -65,7 +66,7 @@ pub fn parse_producer_snapshot(data: &[u8]) -> Result<ProducerSnapshot, FormatEr
         ));
     }
     let crc = c.read_u32()?;
-    let computed = crc32c::crc32c(data.get(CRC_START..).unwrap_or_default());
+    let computed = crc32c(data.get(CRC_START..).unwrap_or_default());
     if crc != computed {
         return Err(FormatError::new(
             2,
@@ -122,7 +123,7 @@ pub fn encode_producer_snapshot(entries: &[ProducerEntry]) -> Vec<u8> {
     }
     let mut out = Vec::with_capacity(6 + body.len());
     out.extend_from_slice(&1i16.to_be_bytes());
-    out.extend_from_slice(&crc32c::crc32c(&body).to_be_bytes());
+    out.extend_from_slice(&crc32c(&body).to_be_bytes());
     out.extend_from_slice(&body);
     out
 }
