@@ -361,7 +361,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__restore)
-            opts="-h -V --help --version"
+            opts="-h -V --ignore-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -413,7 +413,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify)
-            opts="-h -V --recovery-point --index-interval-bytes --deep --json --undo --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -424,10 +424,6 @@ _kseg() {
                     return 0
                     ;;
                 --index-interval-bytes)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --undo)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -61,7 +61,6 @@ complete -c kseg -n "__fish_kseg_using_subcommand locate" -s h -l help -d 'Print
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l recovery-point -d 'Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l index-interval-bytes -d 'The topic\'s index.interval.bytes (for the indexes recovery rebuilds)' -r
-complete -c kseg -n "__fish_kseg_using_subcommand verify" -l undo -d 'Put back the files a previous `recover --apply` changed' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l deep -d 'Also decompress and decode every record and check it against its batch'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l json -d 'Output as newline-delimited JSON, one object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -s h -l help -d 'Print help'
@@ -97,6 +96,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l json -d 'Out
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l ignore-lock -d 'Write even if a process holds the log dir\'s .lock (dangerous)'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand restore" -l ignore-lock -d 'Write even if a process holds the log dir\'s .lock (dangerous)'
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -l out-dir -d 'Directory to write into' -r -F

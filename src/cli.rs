@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 
 /// Offline inspection and repair of Apache Kafka's on-disk logs.
 #[derive(Debug, Parser)]
@@ -200,6 +200,9 @@ pub struct LocateArgs {
 pub struct RestoreArgs {
     /// The backup directory a writing command printed
     pub backup: PathBuf,
+    /// Write even if a process holds the log dir's .lock (dangerous)
+    #[arg(long)]
+    pub ignore_lock: bool,
 }
 
 /// What `verify` and `recover` analyse.
@@ -207,7 +210,6 @@ pub struct RestoreArgs {
 pub struct RecoveryTargetArgs {
     /// A partition directory, a log dir, or a segment .log (its whole
     /// partition is checked: Kafka's recovery is per partition)
-    #[arg(required_unless_present = "undo")]
     pub paths: Vec<PathBuf>,
     /// Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]
     #[arg(long, value_name = "OFFSET")]
@@ -221,13 +223,11 @@ pub struct RecoveryTargetArgs {
     /// Output as newline-delimited JSON, one object per partition
     #[arg(long)]
     pub json: bool,
-    /// Put back the files a previous `recover --apply` changed
-    #[arg(long, value_name = "BACKUP")]
-    pub undo: Option<PathBuf>,
 }
 
 /// Arguments of `kseg verify`.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("what").required(true).args(["paths"])))]
 pub struct VerifyArgs {
     /// Targets and recovery inputs
     #[command(flatten)]
@@ -240,10 +240,14 @@ pub struct VerifyArgs {
     after_help = "Without --apply this only prints the plan. With --apply every file is copied to the \
 backup directory before it changes; `kseg recover --undo BACKUP` (or `kseg restore BACKUP`) puts them back."
 )]
+#[command(group(ArgGroup::new("what").required(true).args(["paths", "undo"])))]
 pub struct RecoverArgs {
     /// Targets and recovery inputs
     #[command(flatten)]
     pub target: RecoveryTargetArgs,
+    /// Put back the files a previous `recover --apply` changed
+    #[arg(long, value_name = "BACKUP", conflicts_with = "apply")]
+    pub undo: Option<PathBuf>,
     /// Carry the plan out
     #[arg(long)]
     pub apply: bool,

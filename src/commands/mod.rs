@@ -23,7 +23,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::RetentionReport(args) => retention_report::run(&args),
         Command::RebuildIndex(args) => rebuild_index::run(&args),
         Command::Restore(args) => {
-            for path in kseg::repair::backup::restore(&args.backup)? {
+            for path in kseg::repair::backup::restore(&args.backup, args.ignore_lock)? {
                 println!("restored {}", path.display());
             }
             Ok(ExitCode::Ok)

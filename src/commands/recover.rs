@@ -10,8 +10,8 @@ use crate::exit_code::ExitCode;
 
 /// Runs `kseg recover`.
 pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
-    if let Some(backup) = &args.target.undo {
-        for path in kseg::repair::backup::restore(backup)? {
+    if let Some(backup) = &args.undo {
+        for path in kseg::repair::backup::restore(backup, args.write.ignore_lock)? {
             println!("restored {}", path.display());
         }
         return Ok(ExitCode::Ok);

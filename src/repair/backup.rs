@@ -5,6 +5,7 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use super::lock::ensure_unlocked;
 use super::write::{TEMP_SUFFIX, crash_point, replace_file};
 
 const MANIFEST: &str = "MANIFEST";
@@ -57,9 +58,10 @@ impl Backup {
 }
 
 /// Puts every file recorded in the backup at `dir` back, byte for byte, and
-/// removes temporary files an interrupted write left beside them. Returns
-/// the restored paths.
-pub fn restore(dir: &Path) -> io::Result<Vec<PathBuf>> {
+/// removes temporary files an interrupted write left beside them. Refuses
+/// while a broker holds a log dir it would write into, unless `ignore_lock`.
+/// Returns the restored paths.
+pub fn restore(dir: &Path, ignore_lock: bool) -> io::Result<Vec<PathBuf>> {
     let manifest = fs::read_to_string(dir.join(MANIFEST))?;
     let mut restored = Vec::new();
     let mut dirs: Vec<PathBuf> = manifest
@@ -67,7 +69,13 @@ pub fn restore(dir: &Path) -> io::Result<Vec<PathBuf>> {
         .filter_map(|l| l.split_once('\t'))
         .filter_map(|(_, p)| Path::new(p).parent().map(Path::to_path_buf))
         .collect();
+    dirs.sort();
     dirs.dedup();
+    if !ignore_lock {
+        for log_dir in dirs.iter().filter_map(|d| d.parent()) {
+            ensure_unlocked(log_dir)?;
+        }
+    }
     for d in &dirs {
         for entry in fs::read_dir(d)?.flatten() {
             if entry.file_name().to_string_lossy().ends_with(TEMP_SUFFIX) {

@@ -63,42 +63,104 @@ fn rewrites_a_deleted_index_byte_for_byte_and_restores_the_original() {
     );
 }
 
-/// Takes `<root>/logdir/.lock` as a running broker holds it.
-fn hold_broker_lock(root: &std::path::Path) -> File {
-    let lock = File::create(root.join("logdir/.lock")).unwrap();
-    // SAFETY: flock on an open descriptor we own.
-    assert_eq!(
-        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
-        0
-    );
+/// How a process can hold `<root>/logdir/.lock`.
+#[derive(Clone, Copy, Debug)]
+enum LockKind {
+    /// A POSIX record lock on the whole file: what Kafka's `FileLock`
+    /// (Java's `FileChannel.tryLock`) takes on Linux.
+    Broker,
+    /// An exclusive `flock`.
+    Flock,
+}
+
+/// Takes `<root>/logdir/.lock` the given way; held until the file closes.
+fn hold_lock(root: &std::path::Path, kind: LockKind) -> File {
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(root.join("logdir/.lock"))
+        .unwrap();
+    let rc = match kind {
+        LockKind::Broker => {
+            // SAFETY: a zeroed C struct, then F_SETLK on a descriptor we own.
+            let mut request: libc::flock = unsafe { std::mem::zeroed() };
+            request.l_type = libc::F_WRLCK as libc::c_short;
+            request.l_whence = libc::SEEK_SET as libc::c_short;
+            unsafe { libc::fcntl(lock.as_raw_fd(), libc::F_SETLK, &request) }
+        }
+        // SAFETY: flock on an open descriptor we own.
+        LockKind::Flock => unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+    };
+    assert_eq!(rc, 0, "{kind:?}");
     lock
+}
+
+/// What kseg says about a lock held the given way by this test process.
+fn lock_message(kind: LockKind) -> String {
+    match kind {
+        LockKind::Broker => format!(
+            "is locked by process {} (a Kafka broker?)",
+            std::process::id()
+        ),
+        LockKind::Flock => "is locked by a running process (flock)".into(),
+    }
 }
 
 #[test]
 fn refuses_to_write_while_the_log_dir_is_locked() {
-    let (tmp, dir) = damaged_copy("unclean-index-garbage");
-    let _lock = hold_broker_lock(tmp.path());
-    let before = std::fs::read(dir.join("00000000000000000089.index")).unwrap();
-    let backup = tmp.path().join("backup");
-    let out = kseg([
-        "rebuild-index",
-        "--index-interval-bytes",
-        "1024",
-        "--backup-dir",
-        backup.to_str().unwrap(),
-        dir.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("locked by a running process"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(
-        std::fs::read(dir.join("00000000000000000089.index")).unwrap(),
-        before
-    );
-    assert!(!backup.exists(), "nothing is written, not even a backup");
+    for kind in [LockKind::Broker, LockKind::Flock] {
+        let (tmp, dir) = damaged_copy("unclean-index-garbage");
+        let lock = hold_lock(tmp.path(), kind);
+        let before = std::fs::read(dir.join("00000000000000000089.index")).unwrap();
+        let backup = tmp.path().join("backup");
+        let args = [
+            "rebuild-index",
+            "--index-interval-bytes",
+            "1024",
+            "--backup-dir",
+            backup.to_str().unwrap(),
+            dir.to_str().unwrap(),
+        ];
+        let out = kseg(args);
+        assert_eq!(out.status.code(), Some(2), "{kind:?}");
+        assert!(
+            stderr(&out).contains(&lock_message(kind)),
+            "{kind:?}: {}",
+            stderr(&out)
+        );
+        assert_eq!(
+            std::fs::read(dir.join("00000000000000000089.index")).unwrap(),
+            before
+        );
+        assert!(!backup.exists(), "nothing is written, not even a backup");
+        drop(lock);
+        let out = kseg(args);
+        assert_eq!(out.status.code(), Some(0), "{kind:?}: {}", stderr(&out));
+        assert_ne!(
+            std::fs::read(dir.join("00000000000000000089.index")).unwrap(),
+            before,
+            "once the lock is released the index is rebuilt"
+        );
+        let rebuilt = std::fs::read(dir.join("00000000000000000089.index")).unwrap();
+        let lock = hold_lock(tmp.path(), kind);
+        let restore = kseg(["restore", backup.to_str().unwrap()]);
+        assert_eq!(restore.status.code(), Some(2), "{kind:?}");
+        assert!(stderr(&restore).contains(&lock_message(kind)));
+        assert_eq!(
+            std::fs::read(dir.join("00000000000000000089.index")).unwrap(),
+            rebuilt,
+            "restore, too, leaves a locked log dir alone"
+        );
+        drop(lock);
+        let restore = kseg(["restore", backup.to_str().unwrap()]);
+        assert_eq!(restore.status.code(), Some(0), "{}", stderr(&restore));
+        assert_eq!(
+            std::fs::read(dir.join("00000000000000000089.index")).unwrap(),
+            before
+        );
+    }
 }
 
 #[test]
@@ -163,7 +225,7 @@ fn recover_is_a_dry_run_unless_applied_and_refuses_a_locked_log_dir() {
     let dry = kseg(["recover", "--recovery-point=598", dir.to_str().unwrap()]);
     assert_eq!(dry.status.code(), Some(1), "a truncation is a finding");
     assert!(super::util::stdout(&dry).contains("dry run: nothing was changed"));
-    let _lock = hold_broker_lock(tmp.path());
+    let _lock = hold_lock(tmp.path(), LockKind::Broker);
     let backup = tmp.path().join("backup");
     let out = kseg([
         "recover",
@@ -174,7 +236,11 @@ fn recover_is_a_dry_run_unless_applied_and_refuses_a_locked_log_dir() {
         dir.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("locked by a running process"));
+    assert!(
+        stderr(&out).contains(&lock_message(LockKind::Broker)),
+        "{}",
+        stderr(&out)
+    );
     let after: Vec<Vec<u8>> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| std::fs::read(e.unwrap().path()).unwrap())
