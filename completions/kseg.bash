@@ -331,7 +331,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__recover)
-            opts="-h -V --recovery-point --index-interval-bytes --deep --json --undo --apply --backup-dir --ignore-lock --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --undo --apply --backup-dir --ignore-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -343,6 +343,10 @@ _kseg() {
                     ;;
                 --index-interval-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --page-cache)
+                    COMPREPLY=($(compgen -W "auto keep restore" -- "${cur}"))
                     return 0
                     ;;
                 --undo)
@@ -413,7 +417,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify)
-            opts="-h -V --recovery-point --index-interval-bytes --deep --json --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -425,6 +429,10 @@ _kseg() {
                     ;;
                 --index-interval-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --page-cache)
+                    COMPREPLY=($(compgen -W "auto keep restore" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -61,19 +61,25 @@ complete -c kseg -n "__fish_kseg_using_subcommand locate" -s h -l help -d 'Print
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l recovery-point -d 'Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l index-interval-bytes -d 'The topic\'s index.interval.bytes (for the indexes recovery rebuilds)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l page-cache -d 'What reading leaves in the page cache' -r -f -a "auto\t'restore while a broker holds the log dir\'s .lock, keep otherwise'
+keep\t'leave what kseg read cached: the broker\'s own recovery reads the same segments when it starts'
+restore\t'drop the pages kseg pulled in; pages cached before stay, so a live broker\'s consumers keep theirs'"
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l deep -d 'Also decompress and decode every record and check it against its batch'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l json -d 'Output as newline-delimited JSON, one object per partition'
-complete -c kseg -n "__fish_kseg_using_subcommand verify" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l recovery-point -d 'Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'The topic\'s index.interval.bytes (for the indexes recovery rebuilds)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l page-cache -d 'What reading leaves in the page cache' -r -f -a "auto\t'restore while a broker holds the log dir\'s .lock, keep otherwise'
+keep\t'leave what kseg read cached: the broker\'s own recovery reads the same segments when it starts'
+restore\t'drop the pages kseg pulled in; pages cached before stay, so a live broker\'s consumers keep theirs'"
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l undo -d 'Put back the files a previous `recover --apply` changed' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l backup-dir -d 'Where copies of replaced files go [default: ./kseg-backup-<unix time>]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l deep -d 'Also decompress and decode every record and check it against its batch'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'Output as newline-delimited JSON, one object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l apply -d 'Carry the plan out'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l ignore-lock -d 'Write even if a process holds the log dir\'s .lock (dangerous)'
-complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l config -d 'A topic or broker setting, by Kafka\'s name (repeatable), e.g. retention.ms=604800000' -r
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l config-file -d 'A properties file of settings (applied before --config)' -r -F

@@ -223,9 +223,23 @@ pub struct RecoveryTargetArgs {
     /// Output as newline-delimited JSON, one object per partition
     #[arg(long)]
     pub json: bool,
+    /// What reading leaves in the page cache
+    #[arg(long, value_enum, value_name = "MODE", default_value_t = PageCacheArg::Auto)]
+    pub page_cache: PageCacheArg,
 }
 
-/// Arguments of `kseg verify`.
+/// What reading every byte of a partition leaves in the page cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PageCacheArg {
+    /// restore while a broker holds the log dir's .lock, keep otherwise
+    Auto,
+    /// leave what kseg read cached: the broker's own recovery reads the
+    /// same segments when it starts
+    Keep,
+    /// drop the pages kseg pulled in; pages cached before stay, so a live
+    /// broker's consumers keep theirs
+    Restore,
+}
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("what").required(true).args(["paths"])))]
 pub struct VerifyArgs {

@@ -18,7 +18,7 @@ use kseg::logdir::file_name::{
     FileKind, classify_contents, parse_base_offset, parse_kraft_snapshot, segment_file_name,
 };
 use kseg::logdir::mapped::read_small;
-use kseg::logdir::{CachePolicy, MappedFile};
+use kseg::logdir::{CachePolicy, LogDirError, MappedFile, PageCacheGuard};
 use kseg::render::dump::RecordOptions;
 use kseg::render::{ByteEncoding, DumpPrinter, OutputFormat};
 use std::ops::ControlFlow;
@@ -201,15 +201,14 @@ fn dump_log(
     args: &DumpArgs,
     printer: &mut Printer<'_>,
 ) -> anyhow::Result<ExitCode> {
-    let policy = if args.keep_cache {
-        CachePolicy::Keep
-    } else {
-        CachePolicy::Restore
-    };
-    // Read through a small reused buffer; the mapping only notes which pages
-    // were cached before, so that dropping it can evict the others again.
-    let cache = MappedFile::open(path, policy)?;
-    let file_len = cache.bytes().len() as u64;
+    // Read through a small reused buffer; the guard notes which pages were
+    // cached before, so that dropping it can evict the others again.
+    let _cache = (!args.keep_cache)
+        .then(|| PageCacheGuard::open(path))
+        .transpose()?;
+    let file_len = std::fs::metadata(path)
+        .map_err(|e| LogDirError::io(path, e))?
+        .len();
     let mut walk = LogDump {
         path,
         args,

@@ -6,19 +6,48 @@ use std::io::Write;
 use comfy_table::Table;
 use serde_json::json;
 
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
 use kseg::inspect::partition_check::{PartitionReport, check_partition};
 use kseg::inspect::recovery::SegmentAction;
+use kseg::inspect::segment_check::SegmentCheckOptions;
+use kseg::logdir::lock::lock_holder;
 use kseg::logdir::target::resolve;
+use kseg::logdir::{CachePolicy, LogDirError};
 use kseg::render::recovery::write_plan;
 
-use crate::cli::{RecoveryTargetArgs, VerifyArgs};
+use crate::cli::{PageCacheArg, RecoveryTargetArgs, VerifyArgs};
 use crate::exit_code::ExitCode;
 
-/// Checks every partition the paths name, with a progress bar on a terminal.
+/// Checks every partition the paths name (partitions and their segments in
+/// parallel), with a progress bar on a terminal.
 pub fn analyse(args: &RecoveryTargetArgs) -> anyhow::Result<Vec<PartitionReport>> {
     let mut targets = Vec::new();
     for path in &args.paths {
         targets.extend(resolve(path)?);
+    }
+    let mut log_dirs: Vec<PathBuf> = targets.iter().map(|t| t.partition.log_dir()).collect();
+    log_dirs.sort();
+    log_dirs.dedup();
+    let mut restoring = Vec::new();
+    for dir in log_dirs {
+        let holder = lock_holder(&dir).map_err(|e| LogDirError::io(&dir.join(".lock"), e))?;
+        if let Some(holder) = holder {
+            eprintln!(
+                "kseg: {} is held by {holder}: these are live files, read as they are now",
+                dir.join(".lock").display()
+            );
+        }
+        let restore = match args.page_cache {
+            PageCacheArg::Auto => holder.is_some(),
+            PageCacheArg::Keep => false,
+            PageCacheArg::Restore => true,
+        };
+        if restore {
+            restoring.push(dir);
+        }
     }
     let total: u64 = targets
         .iter()
@@ -26,17 +55,26 @@ pub fn analyse(args: &RecoveryTargetArgs) -> anyhow::Result<Vec<PartitionReport>
         .map(|s| s.log_size())
         .sum();
     let bar = super::progress_bar(total, args.json);
-    let mut reports = Vec::new();
-    for target in &targets {
-        let report = check_partition(
-            &target.partition,
-            args.index_interval_bytes,
-            args.deep,
-            args.recovery_point,
-            &|n| bar.inc(n),
-        )?;
-        reports.push(report);
-    }
+    let reports = targets
+        .par_iter()
+        .map(|target| {
+            let cache = if restoring.contains(&target.partition.log_dir()) {
+                CachePolicy::Restore
+            } else {
+                CachePolicy::Keep
+            };
+            check_partition(
+                &target.partition,
+                &SegmentCheckOptions {
+                    interval: args.index_interval_bytes,
+                    deep: args.deep,
+                    cache,
+                },
+                args.recovery_point,
+                &|n| bar.inc(n),
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     bar.finish_and_clear();
     Ok(reports)
 }

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 use super::recovery::{PartitionState, RecoveryPlan, plan_recovery};
-use super::segment_check::{SegmentCheck, check_segment};
+use super::segment_check::{SegmentCheck, SegmentCheckOptions, check_segment};
 use super::snapshot_plan::{SnapshotPlan, plan_snapshots};
 use crate::format::checkpoint::parse_leader_epoch_checkpoint;
 use crate::logdir::file_name::segment_file_name;
@@ -31,12 +31,12 @@ pub struct PartitionReport {
     pub snapshots: SnapshotPlan,
 }
 
-/// Checks `partition` (decoding every record when `deep`). `recovery_point` overrides the log dir's checkpoint;
-/// `progress` is called with the bytes of each segment when it is done.
+/// Checks every segment of `partition` in parallel, then plans Kafka's
+/// recovery. `recovery_point` overrides the log dir's checkpoint; `progress`
+/// is called with the bytes of each segment when it is done.
 pub fn check_partition(
     partition: &Partition,
-    interval: u64,
-    deep: bool,
+    options: &SegmentCheckOptions,
     recovery_point: Option<i64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<PartitionReport, LogDirError> {
@@ -44,7 +44,7 @@ pub fn check_partition(
         .segments
         .par_iter()
         .map(|s| {
-            let check = check_segment(s, interval, deep);
+            let check = check_segment(s, options);
             progress(s.log_size());
             check
         })

@@ -13,7 +13,7 @@ use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
 use crate::format::time_index::TimeIndex;
 use crate::logdir::chunked::walk_batches;
 use crate::logdir::mapped::read_small;
-use crate::logdir::{CachePolicy, LogDirError, MappedFile, Segment};
+use crate::logdir::{CachePolicy, LogDirError, PageCacheGuard, Segment};
 
 /// Index files are read whole; a broker never writes one over this size.
 const INDEX_READ_LIMIT: u64 = 1 << 31;
@@ -73,19 +73,38 @@ impl SegmentCheck {
     }
 }
 
+/// How to check a segment.
+#[derive(Debug, Clone, Copy)]
+pub struct SegmentCheckOptions {
+    /// The topic's index.interval.bytes, for the indexes recovery rebuilds.
+    pub interval: u64,
+    /// Decompress and decode every record too.
+    pub deep: bool,
+    /// What reading leaves in the page cache.
+    pub cache: CachePolicy,
+}
+
 /// Walks one segment with CRC checks, audits its batches (decoding every
 /// record when `deep`) and checks its indexes against the log.
 pub fn check_segment(
     segment: &Segment,
-    interval: u64,
-    deep: bool,
+    options: &SegmentCheckOptions,
 ) -> Result<SegmentCheck, LogDirError> {
+    let SegmentCheckOptions {
+        interval,
+        deep,
+        cache,
+    } = *options;
     // One pass over every byte through a reused read buffer: CRCs for
     // recovery's walk, and the audit of every batch that still frames.
     let path = segment.log_path();
-    // Mapped only to note which pages were cached; dropping it evicts the rest again.
-    let cache = MappedFile::open(&path, CachePolicy::Restore)?;
-    let log_size = cache.bytes().len() as u64;
+    // Notes which pages were cached; dropping it evicts the rest again.
+    let _cache = (cache == CachePolicy::Restore)
+        .then(|| PageCacheGuard::open(&path))
+        .transpose()?;
+    let log_size = std::fs::metadata(&path)
+        .map_err(|e| LogDirError::io(&path, e))?
+        .len();
     let mut builder = IndexBuilder::new(segment.base_offset, interval, true);
     let mut auditor = BatchAuditor::new(deep);
     let mut auditing = true;

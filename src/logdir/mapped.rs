@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 
 use super::error::LogDirError;
+use super::page_cache::PageCacheGuard;
 
 /// What to do with the page cache after reading.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -28,12 +29,10 @@ pub enum CachePolicy {
 #[derive(Debug)]
 pub struct MappedFile {
     path: PathBuf,
-    file: File,
+    // Unmapped before `cache` evicts: the kernel keeps pages still mapped.
     map: Option<Mmap>,
-    cold_pages: Option<Vec<bool>>,
+    _cache: Option<PageCacheGuard>,
 }
-
-const PAGE: usize = 4096;
 
 impl MappedFile {
     /// Maps `path` read-only.
@@ -47,17 +46,14 @@ impl MappedFile {
             // SIGBUS, which the binary reports as an error (see module docs).
             Some(unsafe { Mmap::map(&file) }.map_err(|e| LogDirError::io(path, e))?)
         };
-        let cold_pages = match (&map, policy) {
-            (Some(map), CachePolicy::Restore) => {
-                resident_pages(map).map(|r| r.into_iter().map(|hot| !hot).collect())
-            }
-            _ => None,
+        let cache = match policy {
+            CachePolicy::Restore => Some(PageCacheGuard::open(path)?),
+            CachePolicy::Keep => None,
         };
         Ok(Self {
             path: path.to_path_buf(),
-            file,
             map,
-            cold_pages,
+            _cache: cache,
         })
     }
 
@@ -69,50 +65,6 @@ impl MappedFile {
     /// The path it was opened with.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-}
-
-fn resident_pages(map: &Mmap) -> Option<Vec<bool>> {
-    let pages = map.len().div_ceil(PAGE);
-    let mut vec = vec![0u8; pages];
-    // SAFETY: `vec` has one byte per page of the mapping, as mincore requires.
-    let rc = unsafe {
-        libc::mincore(
-            map.as_ptr() as *mut libc::c_void,
-            map.len(),
-            vec.as_mut_ptr(),
-        )
-    };
-    (rc == 0).then(|| vec.into_iter().map(|b| b & 1 == 1).collect())
-}
-
-impl Drop for MappedFile {
-    fn drop(&mut self) {
-        let Some(cold) = self.cold_pages.take() else {
-            return;
-        };
-        use std::os::fd::AsRawFd;
-        let fd = self.file.as_raw_fd();
-        let mut page = 0;
-        while page < cold.len() {
-            if !cold.get(page).copied().unwrap_or(false) {
-                page += 1;
-                continue;
-            }
-            let start = page;
-            while cold.get(page).copied().unwrap_or(false) {
-                page += 1;
-            }
-            // SAFETY: plain advisory syscall on an open descriptor.
-            unsafe {
-                libc::posix_fadvise(
-                    fd,
-                    (start * PAGE) as i64,
-                    ((page - start) * PAGE) as i64,
-                    libc::POSIX_FADV_DONTNEED,
-                );
-            }
-        }
     }
 }
 

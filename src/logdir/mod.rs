@@ -4,8 +4,10 @@
 pub mod chunked;
 pub mod error;
 pub mod file_name;
+pub mod lock;
 pub mod log_dir;
 pub mod mapped;
+pub mod page_cache;
 pub mod partition;
 pub mod segment;
 pub mod target;
@@ -14,5 +16,6 @@ pub use error::LogDirError;
 pub use file_name::FileKind;
 pub use log_dir::LogDir;
 pub use mapped::{CachePolicy, MappedFile};
+pub use page_cache::PageCacheGuard;
 pub use partition::Partition;
 pub use segment::Segment;

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use kseg::inspect::segment_check::check_segment;
-use kseg::logdir::Partition;
+use kseg::inspect::segment_check::{SegmentCheckOptions, check_segment};
+use kseg::logdir::{CachePolicy, Partition};
 
 use super::corpus::{cases, index_interval};
 use super::util::{copy_dir, kseg, stderr};
@@ -182,7 +182,12 @@ fn per_segment_recovery_matches_logsegment_recover() {
         let partition = Partition::open(&case.dir.join("events-0")).unwrap();
         for (kafka, segment) in expected.iter().zip(&partition.segments) {
             assert_eq!(kafka["segment"], segment.base_offset);
-            let check = check_segment(segment, index_interval(&case), false).unwrap();
+            let options = SegmentCheckOptions {
+                interval: index_interval(&case),
+                deep: false,
+                cache: CachePolicy::Keep,
+            };
+            let check = check_segment(segment, &options).unwrap();
             let label = format!("{} segment {}", case.name, segment.base_offset);
             assert_eq!(kafka["sizeBefore"], check.log_size, "{label}");
             assert_eq!(

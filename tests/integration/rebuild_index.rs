@@ -1,11 +1,8 @@
 //! `kseg rebuild-index` writing: byte-identical output, backups, restore,
 //! the broker lock and `--check` exit codes.
 
-use std::fs::File;
-use std::os::fd::AsRawFd;
-
 use super::corpus::root;
-use super::util::{copy_dir, kseg, stderr};
+use super::util::{LockKind, copy_dir, hold_lock, kseg, lock_message, stderr};
 
 fn damaged_copy(case: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
@@ -61,51 +58,6 @@ fn rewrites_a_deleted_index_byte_for_byte_and_restores_the_original() {
         !index.exists(),
         "restore removes a file that did not exist before"
     );
-}
-
-/// How a process can hold `<root>/logdir/.lock`.
-#[derive(Clone, Copy, Debug)]
-enum LockKind {
-    /// A POSIX record lock on the whole file: what Kafka's `FileLock`
-    /// (Java's `FileChannel.tryLock`) takes on Linux.
-    Broker,
-    /// An exclusive `flock`.
-    Flock,
-}
-
-/// Takes `<root>/logdir/.lock` the given way; held until the file closes.
-fn hold_lock(root: &std::path::Path, kind: LockKind) -> File {
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(root.join("logdir/.lock"))
-        .unwrap();
-    let rc = match kind {
-        LockKind::Broker => {
-            // SAFETY: a zeroed C struct, then F_SETLK on a descriptor we own.
-            let mut request: libc::flock = unsafe { std::mem::zeroed() };
-            request.l_type = libc::F_WRLCK as libc::c_short;
-            request.l_whence = libc::SEEK_SET as libc::c_short;
-            unsafe { libc::fcntl(lock.as_raw_fd(), libc::F_SETLK, &request) }
-        }
-        // SAFETY: flock on an open descriptor we own.
-        LockKind::Flock => unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
-    };
-    assert_eq!(rc, 0, "{kind:?}");
-    lock
-}
-
-/// What kseg says about a lock held the given way by this test process.
-fn lock_message(kind: LockKind) -> String {
-    match kind {
-        LockKind::Broker => format!(
-            "is locked by process {} (a Kafka broker?)",
-            std::process::id()
-        ),
-        LockKind::Flock => "is locked by a running process (flock)".into(),
-    }
 }
 
 #[test]
