@@ -63,6 +63,42 @@ fn write_partition(dir: &Path, bytes: u64, segment_bytes: u64) {
     w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
 }
 
+/// About `bytes` of one-record batches from 8 idempotent producers (as
+/// Kafka's producers are by default): every batch carries producer state.
+fn write_idempotent(dir: &Path, bytes: u64) {
+    if dir.exists() {
+        return;
+    }
+    let mut w = PartitionWriter::create(
+        dir,
+        WriterConfig {
+            segment_bytes: bytes / 4,
+            index_interval_bytes: 4096,
+        },
+    )
+    .unwrap();
+    let mut written = 0;
+    let mut batch = 0i64;
+    while written < bytes {
+        let producer = batch % 8;
+        w.append(BatchSpec {
+            producer_id: 1000 + producer,
+            producer_epoch: 0,
+            base_sequence: (batch / 8) as i32,
+            records: vec![RecordSpec {
+                timestamp: 1_700_000_000_000 + batch,
+                value: Some(fixture_value(batch, 40)),
+                ..RecordSpec::default()
+            }],
+            ..BatchSpec::default()
+        })
+        .unwrap();
+        written += 110;
+        batch += 1;
+    }
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+}
+
 /// Exactly `segments` segments of 8 batches (897 bytes each: a segment rolls
 /// once it holds more than 8072 - 897 bytes).
 fn write_many_segments(dir: &Path, segments: usize) {
@@ -104,6 +140,26 @@ fn plain_read(paths: &[PathBuf]) -> Duration {
         let mut f = File::open(path).unwrap();
         while f.read(&mut buf).unwrap() > 0 {}
     }
+    start.elapsed()
+}
+
+/// The floor for a pass that checks every byte: a plain read through a
+/// 256 KiB buffer (kseg's) plus CRC-32C over every byte, no parsing.
+fn read_and_crc(paths: &[PathBuf]) -> Duration {
+    let start = Instant::now();
+    let mut buf = vec![0u8; 256 << 10];
+    let mut crc = 0;
+    for path in paths {
+        let mut f = File::open(path).unwrap();
+        loop {
+            let n = f.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            crc ^= kseg::format::crc::crc32c(&buf[..n]);
+        }
+    }
+    std::hint::black_box(crc);
     start.elapsed()
 }
 
@@ -211,6 +267,10 @@ fn main() {
         (size_mib << 20) / 8,
     );
     write_many_segments(&many, 10_000);
+    let idempotent = work.join(format!("idempotent{size_mib}-0"));
+    let idempotent_small = work.join(format!("idempotent{}-0", size_mib / 4));
+    write_idempotent(&idempotent, size_mib << 20);
+    write_idempotent(&idempotent_small, (size_mib / 4).max(1) << 20);
 
     let big_log = logs(&big);
     let bytes = std::fs::metadata(&big_log[0]).unwrap().len();
@@ -256,6 +316,7 @@ fn main() {
     let restoring = paired(read_multi, || {
         run(&["verify", "--page-cache", "restore", &multi_dir], Some(1)).0
     });
+    let floor = paired(read_multi, || read_and_crc(&multi_logs));
     let scaling = paired(
         || run(&["verify", &multi_dir], Some(1)).0,
         || run(&["verify", &multi_dir], Some(cores)).0,
@@ -269,9 +330,22 @@ fn main() {
         restoring,
     );
     println!(
+        "for comparison, reading the same bytes and computing CRC-32C over all of them (no parsing, in process): {} plain read",
+        floor
+    );
+    println!(
         "verify on {cores} threads: {:.0} MiB/s = {} the single thread",
         mib_s(multi_bytes, scaling.best_cmd),
         scaling
+    );
+
+    let big_rss = run(&["verify", idempotent.to_str().unwrap()], None).1;
+    let small_rss = run(&["verify", idempotent_small.to_str().unwrap()], None).1;
+    println!(
+        "verify peak RSS on {} MiB of one-record batches from idempotent producers: {} KiB (on 1/4 of it: {} KiB; producer batches beyond a fixed budget are read again for the replay)",
+        size_mib,
+        big_rss,
+        small_rss
     );
 
     let many_dir = many.to_str().unwrap().to_string();

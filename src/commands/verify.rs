@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use kseg::inspect::partition_check::{PartitionReport, check_partition};
+use kseg::inspect::producer_state::PRODUCER_BATCHES_IN_MEMORY;
 use kseg::inspect::recovery::SegmentAction;
 use kseg::inspect::segment_check::SegmentCheckOptions;
 use kseg::logdir::lock::lock_holder;
@@ -69,6 +70,7 @@ pub fn analyse(args: &RecoveryTargetArgs) -> anyhow::Result<Vec<PartitionReport>
                     interval: args.index_interval_bytes,
                     deep: args.deep,
                     cache,
+                    producer_batches_in_memory: PRODUCER_BATCHES_IN_MEMORY,
                 },
                 args.recovery_point,
                 &|n| bar.inc(n),

@@ -5,6 +5,7 @@ use rayon::prelude::*;
 
 use std::collections::BTreeMap;
 
+use super::producer_state::BatchBudget;
 use super::recovery::{PartitionState, RecoveryPlan, plan_recovery};
 use super::segment_check::{SegmentCheck, SegmentCheckOptions, check_segment};
 use super::snapshot_plan::{SnapshotPlan, plan_snapshots};
@@ -40,15 +41,6 @@ pub fn check_partition(
     recovery_point: Option<i64>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<PartitionReport, LogDirError> {
-    let checks = partition
-        .segments
-        .par_iter()
-        .map(|s| {
-            let check = check_segment(s, options);
-            progress(s.log_size());
-            check
-        })
-        .collect::<Result<Vec<_>, _>>()?;
     let log_dir = &partition.log_dir();
     let (recovery_point, recovery_point_source) = match recovery_point {
         Some(rp) => (rp, "given on the command line".to_string()),
@@ -62,6 +54,24 @@ pub fn check_partition(
             ),
         },
     };
+    // The replay normally reads the segments from the recovery point on,
+    // the last one and those recovered for a missing index: they get the
+    // in-memory budget; any other segment is read again if it is needed.
+    let budget = BatchBudget::new(options.producer_batches_in_memory);
+    let no_budget = BatchBudget::new(0);
+    let replay_from = partition.floor_segment(recovery_point).unwrap_or(0);
+    let last = partition.segments.len().saturating_sub(1);
+    let checks = partition
+        .segments
+        .par_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let replayed = i >= replay_from || i == last || !s.offset_index_path().exists();
+            let check = check_segment(s, options, if replayed { &budget } else { &no_budget });
+            progress(s.log_size());
+            check
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let epochs_path = partition.leader_epoch_checkpoint_path();
     let leader_epochs = if epochs_path.exists() {
         let text = read_small(&epochs_path, 64 << 20)?;
@@ -85,7 +95,7 @@ pub fn check_partition(
         .get(&partition.name())
         .copied()
         .unwrap_or(0);
-    let snapshots = plan_snapshots(&checks, &plan, existing, log_start_checkpoint);
+    let snapshots = plan_snapshots(&checks, &plan, existing, log_start_checkpoint)?;
     plan.snapshots_written.clone_from(&snapshots.written);
     plan.snapshots_deleted.clone_from(&snapshots.deleted);
     Ok(PartitionReport {

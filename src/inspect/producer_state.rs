@@ -3,6 +3,7 @@
 //! bytes it writes, entries in Java `HashMap` iteration order.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::format::producer_snapshot::{ProducerEntry, ProducerSnapshot, encode_producer_snapshot};
 use crate::format::record::{ControlType, parse_control_record};
@@ -65,6 +66,82 @@ impl ProducerBatch {
             is_control: s.is_control,
             end_marker: end_marker.flatten(),
         })
+    }
+}
+
+/// How many producer batches a partition check keeps in memory for the
+/// replay (about 72 bytes each, so about 36 MiB); segments past it are read
+/// again when the replay needs them, so memory stays bounded on partitions
+/// of any size.
+pub const PRODUCER_BATCHES_IN_MEMORY: usize = 1 << 19;
+
+/// Batches are reserved from a [`BatchBudget`] this many at a time.
+const RESERVE_STEP: usize = 4096;
+
+/// A partition-wide allowance of producer batches kept in memory, shared by
+/// the segments checked in parallel.
+#[derive(Debug)]
+pub struct BatchBudget(AtomicUsize);
+
+impl BatchBudget {
+    /// An allowance of `batches`.
+    pub fn new(batches: usize) -> Self {
+        Self(AtomicUsize::new(batches))
+    }
+
+    fn take(&self, n: usize) -> bool {
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                left.checked_sub(n)
+            })
+            .is_ok()
+    }
+
+    fn give_back(&self, n: usize) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+}
+
+/// Collects one segment's producer batches while the budget allows; past
+/// it, collects nothing and hands its reservation back.
+#[derive(Debug)]
+pub struct ProducerBatchCollector<'b> {
+    kept: Option<Vec<ProducerBatch>>,
+    reserved: usize,
+    budget: &'b BatchBudget,
+}
+
+impl<'b> ProducerBatchCollector<'b> {
+    /// An empty collector drawing on `budget`.
+    pub fn new(budget: &'b BatchBudget) -> Self {
+        Self {
+            kept: Some(Vec::new()),
+            reserved: 0,
+            budget,
+        }
+    }
+
+    /// Keeps `batch`, unless the budget is spent.
+    pub fn push(&mut self, batch: ProducerBatch) {
+        let Some(kept) = self.kept.as_mut() else {
+            return;
+        };
+        if kept.len() == self.reserved {
+            if !self.budget.take(RESERVE_STEP) {
+                self.kept = None;
+                self.budget.give_back(self.reserved);
+                self.reserved = 0;
+                return;
+            }
+            self.reserved += RESERVE_STEP;
+        }
+        kept.push(batch);
+    }
+
+    /// Every producer batch of the segment, or `None` when they did not fit
+    /// the budget and must be read again from the `.log`.
+    pub fn finish(self) -> Option<Vec<ProducerBatch>> {
+        self.kept
     }
 }
 

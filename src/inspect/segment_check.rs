@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::batch_audit::{BatchAudit, BatchAuditor};
 use super::index_build::{IndexBuild, IndexBuilder, StopReason};
-use super::producer_state::ProducerBatch;
+use super::producer_state::{BatchBudget, ProducerBatch, ProducerBatchCollector};
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
 use crate::format::time_index::TimeIndex;
@@ -59,8 +59,10 @@ pub struct SegmentCheck {
     /// Records in the batches from the first one recovery rejects to the
     /// end of what still frames as batches (what a truncation there drops).
     pub tail_records: u64,
-    /// Every framable batch carrying a producer id, for the producer-state replay.
-    pub producer_batches: Vec<ProducerBatch>,
+    /// Every framable batch carrying a producer id, for the producer-state
+    /// replay; `None` when they did not fit the partition's budget (the
+    /// replay reads them again from the `.log`).
+    pub producer_batches: Option<Vec<ProducerBatch>>,
 }
 
 impl SegmentCheck {
@@ -82,18 +84,25 @@ pub struct SegmentCheckOptions {
     pub deep: bool,
     /// What reading leaves in the page cache.
     pub cache: CachePolicy,
+    /// Producer batches the whole partition keeps in memory for the replay
+    /// (normally
+    /// [`PRODUCER_BATCHES_IN_MEMORY`](super::producer_state::PRODUCER_BATCHES_IN_MEMORY)); the rest are read again.
+    pub producer_batches_in_memory: usize,
 }
 
 /// Walks one segment with CRC checks, audits its batches (decoding every
 /// record when `deep`) and checks its indexes against the log.
+/// Producer batches are kept in memory while `budget` lasts.
 pub fn check_segment(
     segment: &Segment,
     options: &SegmentCheckOptions,
+    budget: &BatchBudget,
 ) -> Result<SegmentCheck, LogDirError> {
     let SegmentCheckOptions {
         interval,
         deep,
         cache,
+        ..
     } = *options;
     // One pass over every byte through a reused read buffer: CRCs for
     // recovery's walk, and the audit of every batch that still frames.
@@ -109,7 +118,7 @@ pub fn check_segment(
     let mut auditor = BatchAuditor::new(deep);
     let mut auditing = true;
     let mut tail_records = 0;
-    let mut producer_batches = Vec::new();
+    let mut producer_batches = ProducerBatchCollector::new(budget);
     let mut scratch = Vec::new();
     let (mut matcher, index_problem) = match read_offset_index(segment)? {
         Ok(entries) => (Some(EntryMatcher::new(entries)), None),
@@ -117,7 +126,9 @@ pub fn check_segment(
     };
     let end = walk_batches(&path, |batch| {
         if let Ok(s) = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT) {
-            producer_batches.extend(ProducerBatch::of(batch, &s));
+            if let Some(b) = ProducerBatch::of(batch, &s) {
+                producer_batches.push(b);
+            }
             if let Some(m) = matcher.as_mut() {
                 m.batch(s.position, s.base_offset);
             }
@@ -146,7 +157,7 @@ pub fn check_segment(
         build,
         audit: auditor.finish(),
         tail_records,
-        producer_batches,
+        producer_batches: producer_batches.finish(),
         segment: segment.clone(),
     })
 }

@@ -4,12 +4,17 @@
 //! `removeStraySnapshots`, and the final `rebuildProducerState` to the log end.
 
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
 
 use super::index_build::StopReason;
 use super::producer_state::{ProducerBatch, ProducerState};
 use super::recovery::{RecoveryPlan, SegmentAction};
 use super::segment_check::SegmentCheck;
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::producer_snapshot::parse_producer_snapshot;
+use crate::logdir::LogDirError;
+use crate::logdir::chunked::walk_batches;
 
 /// The snapshot files after loading, compared with those before.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,16 +31,42 @@ struct Segment<'c> {
     base: i64,
     /// Bytes of the `.log` recovery keeps.
     len: u64,
-    /// Its batches with a producer id.
-    batches: &'c [ProducerBatch],
+    /// The `.log`.
+    path: PathBuf,
+    /// Its batches with a producer id, unless they must be read again.
+    batches: Option<&'c [ProducerBatch]>,
     /// Offset after its last valid magic-2 batch.
     recovered_map_end: Option<i64>,
 }
 
 impl Segment<'_> {
-    /// Producer batches in the part of the `.log` recovery keeps.
-    fn kept(&self) -> impl Iterator<Item = &ProducerBatch> {
-        self.batches.iter().take_while(|b| b.end <= self.len)
+    /// Calls `visit` with the producer batches in the part of the `.log`
+    /// recovery keeps, in order, until it breaks.
+    fn for_each_kept(
+        &self,
+        mut visit: impl FnMut(&ProducerBatch) -> ControlFlow<()>,
+    ) -> Result<(), LogDirError> {
+        if let Some(batches) = self.batches {
+            for b in batches.iter().take_while(|b| b.end <= self.len) {
+                if visit(b).is_break() {
+                    break;
+                }
+            }
+            return Ok(());
+        }
+        let mut scratch = Vec::new();
+        walk_batches(&self.path, |batch| {
+            if batch.position + batch.bytes.len() as u64 > self.len {
+                return ControlFlow::Break(());
+            }
+            match batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT) {
+                Ok(s) => {
+                    ProducerBatch::of(batch, &s).map_or(ControlFlow::Continue(()), |b| visit(&b))
+                }
+                Err(_) => ControlFlow::Continue(()),
+            }
+        })?;
+        Ok(())
     }
 }
 
@@ -74,7 +105,7 @@ impl Loader<'_> {
         log_start: i64,
         last_offset: i64,
         clean_shutdown: bool,
-    ) -> (ProducerState, i64) {
+    ) -> Result<(ProducerState, i64), LogDirError> {
         let n = self.segments.len();
         let mut to_snapshot = vec![last_offset];
         to_snapshot.extend(
@@ -93,7 +124,7 @@ impl Loader<'_> {
                 state.map_end_offset = *offset;
                 self.take_snapshot(&state, &mut last);
             }
-            return (state, last);
+            return Ok((state, last));
         }
         let empty_before = last_offset <= 0;
         let (mut state, mut last) = self.truncate_and_reload(log_start, last_offset);
@@ -116,50 +147,59 @@ impl Loader<'_> {
                     self.take_snapshot(&state, &mut last);
                 }
                 let stop_at_last = Some(i) == floor_of_last;
-                let replayed = self.segments[i]
-                    .kept()
-                    .skip_while(|b| b.last_offset < start)
-                    .take_while(|b| !(stop_at_last && b.last_offset >= last_offset));
-                for batch in replayed {
-                    state.apply(batch);
-                }
+                let mut started = false;
+                self.segments[i].for_each_kept(|b| {
+                    started = started || b.last_offset >= start;
+                    if !started {
+                        return ControlFlow::Continue(());
+                    }
+                    if stop_at_last && b.last_offset >= last_offset {
+                        return ControlFlow::Break(());
+                    }
+                    state.apply(b);
+                    ControlFlow::Continue(())
+                })?;
             }
         }
         state.map_end_offset = last_offset;
         self.take_snapshot(&state, &mut last);
-        (state, last)
+        Ok((state, last))
     }
 
     /// `LogLoader.recoverSegment`: state up to the segment, then its valid batches.
-    fn recover_segment(&mut self, i: usize, log_start: i64) {
+    fn recover_segment(&mut self, i: usize, log_start: i64) -> Result<(), LogDirError> {
         let base = self.segments[i].base;
-        let (mut state, mut last) = self.rebuild(log_start, base, false);
-        for batch in self.segments[i].kept() {
-            state.apply(batch);
-        }
+        let (mut state, mut last) = self.rebuild(log_start, base, false)?;
+        self.segments[i].for_each_kept(|b| {
+            state.apply(b);
+            ControlFlow::Continue(())
+        })?;
         if let Some(end) = self.segments[i].recovered_map_end {
             state.map_end_offset = end;
         }
         self.take_snapshot(&state, &mut last);
+        Ok(())
     }
 }
 
 /// Simulates the snapshot side of loading for `plan`. `snapshots` are the
 /// existing files; `log_start_checkpoint` is the log start offset checkpoint
-/// (0 when absent).
+/// (0 when absent). Segments whose producer batches were not kept in memory
+/// are read again.
 pub fn plan_snapshots(
     checks: &[SegmentCheck],
     plan: &RecoveryPlan,
     snapshots: BTreeMap<i64, Vec<u8>>,
     log_start_checkpoint: i64,
-) -> SnapshotPlan {
+) -> Result<SnapshotPlan, LogDirError> {
     let before = snapshots.clone();
     let mut segments = Vec::with_capacity(checks.len());
     for check in checks {
         segments.push(Segment {
             base: check.segment.base_offset,
             len: check.log_size,
-            batches: &check.producer_batches,
+            path: check.segment.log_path(),
+            batches: check.producer_batches.as_deref(),
             recovered_map_end: check.build.last_v2_next_offset,
         });
     }
@@ -185,7 +225,7 @@ pub fn plan_snapshots(
         loader.segments[i].len = valid;
         let emptied = matches!(checks[i].build.stop, Some(StopReason::InvalidOffset { .. }));
         if !emptied {
-            loader.recover_segment(i, log_start_checkpoint);
+            loader.recover_segment(i, log_start_checkpoint)?;
         }
     }
     for (i, p) in plan.segments.iter().enumerate().rev() {
@@ -205,7 +245,7 @@ pub fn plan_snapshots(
     let log_start = bases
         .first()
         .map_or(log_start_checkpoint, |&b| b.max(log_start_checkpoint));
-    loader.rebuild(log_start, plan.log_end_offset, plan.clean_shutdown);
+    loader.rebuild(log_start, plan.log_end_offset, plan.clean_shutdown)?;
     let written = loader
         .snaps
         .iter()
@@ -217,9 +257,9 @@ pub fn plan_snapshots(
         .filter(|o| !loader.snaps.contains_key(o))
         .copied()
         .collect();
-    SnapshotPlan {
+    Ok(SnapshotPlan {
         files: loader.snaps,
         written,
         deleted,
-    }
+    })
 }

@@ -3,10 +3,12 @@
 
 use kseg::format::SummaryIter;
 use kseg::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use kseg::inspect::producer_state::{ProducerBatch, ProducerState};
+use kseg::inspect::partition_check::check_partition;
+use kseg::inspect::producer_state::{PRODUCER_BATCHES_IN_MEMORY, ProducerBatch, ProducerState};
+use kseg::inspect::segment_check::SegmentCheckOptions;
 use kseg::logdir::{CachePolicy, MappedFile, Partition};
 
-use super::corpus::cases;
+use super::corpus::{cases, index_interval};
 
 #[test]
 fn replaying_the_log_reproduces_kafkas_producer_snapshots() {
@@ -55,5 +57,50 @@ fn replaying_the_log_reproduces_kafkas_producer_snapshots() {
     assert!(
         compared > 50 && with_producers > 10,
         "{compared} snapshots, {with_producers} with producers"
+    );
+}
+
+/// The snapshot plan is the same whether producer batches are kept in
+/// memory, read again from the `.log` (budget spent), or a mix of both.
+#[test]
+fn snapshot_plans_do_not_depend_on_the_producer_batch_budget() {
+    let mut plans = 0;
+    let mut reread = 0;
+    for case in cases() {
+        for p in case.partitions() {
+            let partition = Partition::open(&p.dir).unwrap();
+            let plan = |budget: usize, recovery_point: i64| {
+                let options = SegmentCheckOptions {
+                    interval: index_interval(&case),
+                    deep: false,
+                    cache: CachePolicy::Keep,
+                    producer_batches_in_memory: budget,
+                };
+                let report =
+                    check_partition(&partition, &options, Some(recovery_point), &|_| {}).unwrap();
+                let in_memory = report
+                    .checks
+                    .iter()
+                    .filter(|c| c.producer_batches.is_some())
+                    .count();
+                (report.snapshots, in_memory)
+            };
+            for recovery_point in [0, i64::MAX] {
+                let (all_kept, kept) = plan(PRODUCER_BATCHES_IN_MEMORY, recovery_point);
+                if recovery_point == 0 {
+                    assert_eq!(kept, partition.segments.len(), "{}", p.label);
+                }
+                for budget in [0, 4096] {
+                    let (other, kept) = plan(budget, recovery_point);
+                    assert_eq!(other, all_kept, "{} with a budget of {budget}", p.label);
+                    reread += partition.segments.len() - kept;
+                }
+                plans += 1;
+            }
+        }
+    }
+    assert!(
+        plans >= 40 && reread > 100,
+        "{plans} plans, {reread} segments read again"
     );
 }

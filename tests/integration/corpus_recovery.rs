@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use kseg::inspect::producer_state::{BatchBudget, PRODUCER_BATCHES_IN_MEMORY};
 use kseg::inspect::segment_check::{SegmentCheckOptions, check_segment};
 use kseg::logdir::{CachePolicy, Partition};
 
@@ -186,8 +187,10 @@ fn per_segment_recovery_matches_logsegment_recover() {
                 interval: index_interval(&case),
                 deep: false,
                 cache: CachePolicy::Keep,
+                producer_batches_in_memory: PRODUCER_BATCHES_IN_MEMORY,
             };
-            let check = check_segment(segment, &options).unwrap();
+            let budget = BatchBudget::new(options.producer_batches_in_memory);
+            let check = check_segment(segment, &options, &budget).unwrap();
             let label = format!("{} segment {}", case.name, segment.base_offset);
             assert_eq!(kafka["sizeBefore"], check.log_size, "{label}");
             assert_eq!(
