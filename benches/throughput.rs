@@ -343,9 +343,7 @@ fn main() {
     let small_rss = run(&["verify", idempotent_small.to_str().unwrap()], None).1;
     println!(
         "verify peak RSS on {} MiB of one-record batches from idempotent producers: {} KiB (on 1/4 of it: {} KiB; producer batches beyond a fixed budget are read again for the replay)",
-        size_mib,
-        big_rss,
-        small_rss
+        size_mib, big_rss, small_rss
     );
 
     let many_dir = many.to_str().unwrap().to_string();

@@ -16,7 +16,7 @@ use kseg::inspect::index_compare::{
 };
 use kseg::logdir::target::{Target, resolve};
 use kseg::logdir::{CachePolicy, MappedFile, Segment};
-use kseg::repair::{Backup, ensure_unlocked, replace_file};
+use kseg::repair::{Backup, lock_log_dirs, replace_file};
 
 use crate::cli::RebuildIndexArgs;
 use crate::exit_code::ExitCode;
@@ -146,11 +146,12 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         .collect();
     bar.finish_and_clear();
     let writing = !args.check && !args.dry_run;
-    if writing && !args.write.ignore_lock {
-        for target in &targets {
-            ensure_unlocked(&target.log_dir())?;
-        }
-    }
+    // Held until the end: a broker starting meanwhile cannot take it.
+    let _locks = if writing && !args.write.ignore_lock {
+        lock_log_dirs(&targets.iter().map(Target::log_dir).collect::<Vec<_>>())?
+    } else {
+        Vec::new()
+    };
     let mut backup = None;
     if writing && !args.no_backup {
         let log_dirs: Vec<PathBuf> = targets.iter().map(Target::log_dir).collect();

@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
+use kseg::logdir::target::resolve;
 use kseg::repair::recovery::apply_recovery;
-use kseg::repair::{Backup, ensure_unlocked};
+use kseg::repair::{Backup, lock_log_dirs};
 
 use crate::cli::RecoverArgs;
 use crate::exit_code::ExitCode;
@@ -16,7 +17,18 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::Ok);
     }
-    let reports = super::verify::analyse(&args.target)?;
+    // With --apply the log dirs are locked before they are read, and held
+    // until the end: a broker starting meanwhile cannot take them.
+    let locks = if args.apply && !args.write.ignore_lock {
+        let mut log_dirs = Vec::new();
+        for path in &args.target.paths {
+            log_dirs.extend(resolve(path)?.iter().map(|t| t.partition.log_dir()));
+        }
+        lock_log_dirs(&log_dirs)?
+    } else {
+        Vec::new()
+    };
+    let reports = super::verify::analyse(&args.target, !locks.is_empty())?;
     let clean = super::verify::print_reports(&reports, args.target.json)?;
     if !args.apply {
         if !args.target.json {
@@ -29,11 +41,6 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
         });
     }
     let log_dirs: Vec<PathBuf> = reports.iter().map(|r| r.partition.log_dir()).collect();
-    if !args.write.ignore_lock {
-        for dir in &log_dirs {
-            ensure_unlocked(dir)?;
-        }
-    }
     let mut backup = Backup::create(&super::backup_dir(
         args.write.backup_dir.as_deref(),
         &log_dirs,
@@ -45,6 +52,7 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
             &r.checks,
             &r.snapshots,
             &r.state.leader_epochs,
+            args.target.index_interval_bytes,
             &mut backup,
         )?;
     }

@@ -23,8 +23,12 @@ use crate::cli::{PageCacheArg, RecoveryTargetArgs, VerifyArgs};
 use crate::exit_code::ExitCode;
 
 /// Checks every partition the paths name (partitions and their segments in
-/// parallel), with a progress bar on a terminal.
-pub fn analyse(args: &RecoveryTargetArgs) -> anyhow::Result<Vec<PartitionReport>> {
+/// parallel), with a progress bar on a terminal. `locked_by_us`: kseg holds
+/// the log dirs' locks itself (asking about them would release them).
+pub fn analyse(
+    args: &RecoveryTargetArgs,
+    locked_by_us: bool,
+) -> anyhow::Result<Vec<PartitionReport>> {
     let mut targets = Vec::new();
     for path in &args.paths {
         targets.extend(resolve(path)?);
@@ -34,7 +38,11 @@ pub fn analyse(args: &RecoveryTargetArgs) -> anyhow::Result<Vec<PartitionReport>
     log_dirs.dedup();
     let mut restoring = Vec::new();
     for dir in log_dirs {
-        let holder = lock_holder(&dir).map_err(|e| LogDirError::io(&dir.join(".lock"), e))?;
+        let holder = if locked_by_us {
+            None
+        } else {
+            lock_holder(&dir).map_err(|e| LogDirError::io(&dir.join(".lock"), e))?
+        };
         if let Some(holder) = holder {
             eprintln!(
                 "kseg: {} is held by {holder}: these are live files, read as they are now",
@@ -159,7 +167,7 @@ pub fn print_reports(reports: &[PartitionReport], json_output: bool) -> anyhow::
 
 /// Runs `kseg verify`.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    let reports = analyse(&args.target)?;
+    let reports = analyse(&args.target, false)?;
     let clean = print_reports(&reports, args.target.json)?;
     for dir in marked_for_deletion(&args.target.paths) {
         if args.target.json {

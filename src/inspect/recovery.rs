@@ -176,13 +176,9 @@ fn recover(check: &SegmentCheck, why: RecoverWhy) -> SegmentAction {
         offset_index_entries: if emptied {
             0
         } else {
-            check.build.offset_entries.len()
+            check.offset_index_entries
         },
-        time_index_entries: if emptied {
-            0
-        } else {
-            check.build.time_entries.len()
-        },
+        time_index_entries: if emptied { 0 } else { check.time_index_entries },
         stopped_by: check.build.stop.as_ref().map(stop_words),
     }
 }

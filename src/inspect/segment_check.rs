@@ -48,8 +48,14 @@ pub struct SegmentCheck {
     pub segment: Segment,
     /// `.log` size in bytes.
     pub log_size: u64,
-    /// The walk recovery would do, with CRCs checked.
+    /// The walk recovery would do, with CRCs checked. Its index entries are
+    /// dropped once counted, so that memory stays flat on any partition
+    /// (writing rebuilds them from the `.log`).
     pub build: IndexBuild,
+    /// Entries of the `.index` recovery would write.
+    pub offset_index_entries: usize,
+    /// Entries of the `.timeindex` recovery would write.
+    pub time_index_entries: usize,
     /// What the header (and with `deep`, record) walk found beyond recovery's checks.
     pub audit: BatchAudit,
     /// State of the `.index`.
@@ -148,13 +154,18 @@ pub fn check_segment(
     if let Some(err) = end {
         builder.framing_ended(err);
     }
-    let build = builder.finish();
+    let mut build = builder.finish();
+    let time_index = time_index_health(segment, &build)?;
+    let offset_index_entries = std::mem::take(&mut build.offset_entries).len();
+    let time_index_entries = std::mem::take(&mut build.time_entries).len();
     Ok(SegmentCheck {
         offset_index: index_problem
             .unwrap_or_else(|| matcher.map_or(IndexHealth::Ok, |m| m.health())),
-        time_index: time_index_health(segment, &build)?,
+        time_index,
         log_size,
         build,
+        offset_index_entries,
+        time_index_entries,
         audit: auditor.finish(),
         tail_records,
         producer_batches: producer_batches.finish(),

@@ -51,8 +51,9 @@ pub fn lock_holder(log_dir: &Path) -> io::Result<Option<LockHolder>> {
     Err(err)
 }
 
-/// The holder of a POSIX write-conflicting lock on any part of `file`.
-fn record_lock_holder(file: &File) -> io::Result<Option<LockHolder>> {
+/// The holder of a POSIX lock on any part of `file` that conflicts with a
+/// write lock; locks of this process never conflict and are not reported.
+pub fn record_lock_holder(file: &File) -> io::Result<Option<LockHolder>> {
     // SAFETY: `flock` is a plain C struct; all-zero is a valid value.
     let mut query: libc::flock = unsafe { std::mem::zeroed() };
     query.l_type = libc::F_WRLCK as libc::c_short;

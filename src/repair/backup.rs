@@ -5,7 +5,7 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use super::lock::ensure_unlocked;
+use super::lock::lock_log_dirs;
 use super::write::{TEMP_SUFFIX, crash_point, replace_file};
 
 const MANIFEST: &str = "MANIFEST";
@@ -58,8 +58,9 @@ impl Backup {
 }
 
 /// Puts every file recorded in the backup at `dir` back, byte for byte, and
-/// removes temporary files an interrupted write left beside them. Refuses
-/// while a broker holds a log dir it would write into, unless `ignore_lock`.
+/// removes temporary files an interrupted write left beside them. Holds the
+/// `.lock` of every log dir it writes into (refusing if a broker holds
+/// one), unless `ignore_lock`.
 /// Returns the restored paths.
 pub fn restore(dir: &Path, ignore_lock: bool) -> io::Result<Vec<PathBuf>> {
     let manifest = fs::read_to_string(dir.join(MANIFEST))?;
@@ -71,11 +72,15 @@ pub fn restore(dir: &Path, ignore_lock: bool) -> io::Result<Vec<PathBuf>> {
         .collect();
     dirs.sort();
     dirs.dedup();
-    if !ignore_lock {
-        for log_dir in dirs.iter().filter_map(|d| d.parent()) {
-            ensure_unlocked(log_dir)?;
-        }
-    }
+    let log_dirs: Vec<PathBuf> = dirs
+        .iter()
+        .filter_map(|d| d.parent().map(Path::to_path_buf))
+        .collect();
+    let _locks = if ignore_lock {
+        Vec::new()
+    } else {
+        lock_log_dirs(&log_dirs)?
+    };
     for d in &dirs {
         for entry in fs::read_dir(d)?.flatten() {
             if entry.file_name().to_string_lossy().ends_with(TEMP_SUFFIX) {

@@ -10,5 +10,5 @@ pub mod recovery;
 pub mod write;
 
 pub use backup::Backup;
-pub use lock::ensure_unlocked;
+pub use lock::{LogDirLock, lock_log_dirs};
 pub use write::{replace_file, truncate_file};

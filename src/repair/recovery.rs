@@ -9,6 +9,7 @@ use std::path::Path;
 use super::backup::Backup;
 use super::write::{replace_file, truncate_file};
 use crate::format::checkpoint::{LeaderEpochEntry, encode_leader_epoch_checkpoint};
+use crate::inspect::index_build::build_indexes_from_file;
 use crate::inspect::recovery::{RecoveryPlan, SegmentAction};
 use crate::inspect::segment_check::SegmentCheck;
 use crate::inspect::snapshot_plan::SnapshotPlan;
@@ -28,13 +29,17 @@ fn write(backup: &mut Backup, path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 /// Applies `plan` to the partition in `dir`; `checks` are the segment checks
-/// the plan was made from, in the same order.
+/// the plan was made from, in the same order, with the topic's
+/// index.interval.bytes `interval`. A recovered segment's indexes are built
+/// again from its `.log` first, and nothing is changed if that walk no
+/// longer agrees with the plan (the file changed since).
 pub fn apply_recovery(
     dir: &Path,
     plan: &RecoveryPlan,
     checks: &[SegmentCheck],
     snapshots: &SnapshotPlan,
     leader_epochs: &[LeaderEpochEntry],
+    interval: u64,
     backup: &mut Backup,
 ) -> io::Result<()> {
     if plan
@@ -54,23 +59,35 @@ pub fn apply_recovery(
             SegmentAction::Recover {
                 valid_bytes,
                 truncated_bytes,
+                offset_index_entries,
+                time_index_entries,
                 ..
             } => {
+                let emptied = *valid_bytes == 0;
+                let (index, time_index) = if emptied {
+                    (Vec::new(), Vec::new())
+                } else {
+                    let build =
+                        build_indexes_from_file(&s.log_path(), s.base_offset, interval, true)
+                            .map_err(io::Error::other)?;
+                    if build.valid_bytes != *valid_bytes
+                        || build.offset_entries.len() != *offset_index_entries
+                        || build.time_entries.len() != *time_index_entries
+                    {
+                        return Err(io::Error::other(format!(
+                            "{} changed since it was checked; nothing more was changed (run recover again)",
+                            s.log_path().display()
+                        )));
+                    }
+                    (
+                        build.offset_index_bytes(s.base_offset),
+                        build.time_index_bytes(s.base_offset),
+                    )
+                };
                 if *truncated_bytes > 0 {
                     backup.save(&s.log_path())?;
                     truncate_file(&s.log_path(), *valid_bytes)?;
                 }
-                let emptied = *valid_bytes == 0;
-                let index = if emptied {
-                    Vec::new()
-                } else {
-                    check.build.offset_index_bytes(s.base_offset)
-                };
-                let time_index = if emptied {
-                    Vec::new()
-                } else {
-                    check.build.time_index_bytes(s.base_offset)
-                };
                 write(backup, &s.offset_index_path(), &index)?;
                 write(backup, &s.time_index_path(), &time_index)?;
             }

@@ -200,13 +200,11 @@ fn per_segment_recovery_matches_logsegment_recover() {
             );
             assert_eq!(kafka["validSizeAfter"], check.build.valid_bytes, "{label}");
             assert_eq!(
-                kafka["offsetIndexEntries"],
-                check.build.offset_entries.len(),
+                kafka["offsetIndexEntries"], check.offset_index_entries,
                 "{label}"
             );
             assert_eq!(
-                kafka["timeIndexEntries"],
-                check.build.time_entries.len(),
+                kafka["timeIndexEntries"], check.time_index_entries,
                 "{label}"
             );
             assert_eq!(kafka["readNextOffset"], check.build.next_offset, "{label}");

@@ -92,3 +92,49 @@ fn every_crash_point_leaves_old_or_new_files_and_a_complete_backup() {
     }
     panic!("recover --apply never finished");
 }
+
+/// A `.log` that changes between the check and the write (only possible
+/// with `--ignore-lock`) stops the recovery before that segment is touched.
+#[test]
+fn a_log_changed_since_it_was_checked_is_not_written() {
+    use kseg::inspect::partition_check::check_partition;
+    use kseg::inspect::producer_state::PRODUCER_BATCHES_IN_MEMORY;
+    use kseg::inspect::segment_check::SegmentCheckOptions;
+    use kseg::logdir::{CachePolicy, Partition};
+    use kseg::repair::Backup;
+    use kseg::repair::recovery::apply_recovery;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logdir/events-0");
+    copy_dir(&root().join("unclean-torn-tail/events-0"), &dir);
+    let partition = Partition::open(&dir).unwrap();
+    let options = SegmentCheckOptions {
+        interval: 1024,
+        deep: false,
+        cache: CachePolicy::Keep,
+        producer_batches_in_memory: PRODUCER_BATCHES_IN_MEMORY,
+    };
+    let report = check_partition(&partition, &options, Some(0), &|_| {}).unwrap();
+    let first = &partition.segments[0].log_path();
+    // Another writer flips a byte inside the first batch's CRC coverage.
+    let mut bytes = std::fs::read(first).unwrap();
+    bytes[100] ^= 0xFF;
+    std::fs::write(first, &bytes).unwrap();
+    let before = files(&dir);
+    let mut backup = Backup::create(&tmp.path().join("backup")).unwrap();
+    let err = apply_recovery(
+        &dir,
+        &report.plan,
+        &report.checks,
+        &report.snapshots,
+        &report.state.leader_epochs,
+        1024,
+        &mut backup,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("changed since it was checked"),
+        "{err}"
+    );
+    assert_eq!(files(&dir), before, "nothing in the partition changed");
+}

@@ -12,6 +12,7 @@ mod crash_safety;
 mod dump;
 mod generated;
 mod independent_encoder;
+mod log_dir_lock;
 mod page_cache;
 mod properties;
 mod rebuild_index;
