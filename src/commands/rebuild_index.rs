@@ -3,6 +3,7 @@
 
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use comfy_table::Table;
 use rayon::prelude::*;
@@ -10,7 +11,7 @@ use serde_json::json;
 
 use kseg::format::offset_index::OffsetIndex;
 use kseg::format::time_index::TimeIndex;
-use kseg::inspect::index_build::{IndexBuild, build_indexes_from_file};
+use kseg::inspect::index_build::{StopReason, build_indexes_from_file};
 use kseg::inspect::index_compare::{
     IndexStatus, compare, offset_index_consistent, time_index_consistent,
 };
@@ -21,17 +22,48 @@ use kseg::repair::{Backup, lock_log_dirs, replace_file};
 use crate::cli::RebuildIndexArgs;
 use crate::exit_code::ExitCode;
 
+/// One index file: its state and, until it is written, the rebuilt bytes.
 struct FileReport {
     path: PathBuf,
     status: IndexStatus,
     bytes: Vec<u8>,
     entries: usize,
+    written: bool,
 }
 
+/// One segment's rebuild. Index bytes are dropped once written or judged,
+/// so memory does not grow with the number of segments.
 struct SegmentReport {
     log: PathBuf,
-    build: IndexBuild,
+    stop: Option<StopReason>,
     files: [FileReport; 2],
+}
+
+/// Where rebuilt files go, when the run writes.
+struct Writer {
+    force: bool,
+    backup: Option<Mutex<Backup>>,
+}
+
+impl Writer {
+    /// Writes the files of `report` that need it (all with `force`),
+    /// each backed up first, then forgets their bytes.
+    fn write(&self, report: &mut SegmentReport) -> anyhow::Result<()> {
+        for file in &mut report.files {
+            if self.force || file.status.needs_write() {
+                if let Some(backup) = &self.backup {
+                    backup
+                        .lock()
+                        .map_err(|_| anyhow::anyhow!("a backup write failed on another thread"))?
+                        .save(&file.path)?;
+                }
+                replace_file(&file.path, &file.bytes)?;
+                file.written = true;
+            }
+            file.bytes = Vec::new();
+        }
+        Ok(())
+    }
 }
 
 fn describe(status: &IndexStatus) -> String {
@@ -110,21 +142,23 @@ fn check_segment(segment: &Segment, args: &RebuildIndexArgs) -> anyhow::Result<S
     }
     Ok(SegmentReport {
         log: segment.log_path(),
+        stop: build.stop,
         files: [
             FileReport {
                 path: segment.offset_index_path(),
                 status: index_status,
                 entries: build.offset_entries.len(),
                 bytes: index_bytes,
+                written: false,
             },
             FileReport {
                 path: segment.time_index_path(),
                 status: time_status,
                 entries: build.time_entries.len(),
                 bytes: time_bytes,
+                written: false,
             },
         ],
-        build,
     })
 }
 
@@ -135,31 +169,52 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         targets.extend(resolve(path)?);
     }
     let segments: Vec<&Segment> = targets.iter().flat_map(Target::segments).collect();
-    let bar = super::progress_bar(segments.iter().map(|s| s.log_size()).sum(), args.json);
-    let reports: Vec<anyhow::Result<SegmentReport>> = segments
-        .par_iter()
-        .map(|s| {
-            let report = check_segment(s, args);
-            bar.inc(s.log_size());
-            report
-        })
-        .collect();
-    bar.finish_and_clear();
     let writing = !args.check && !args.dry_run;
-    // Held until the end: a broker starting meanwhile cannot take it.
+    // Held from before reading until the end: a broker starting meanwhile
+    // cannot take it.
     let _locks = if writing && !args.write.ignore_lock {
         lock_log_dirs(&targets.iter().map(Target::log_dir).collect::<Vec<_>>())?
     } else {
         Vec::new()
     };
-    let mut backup = None;
-    if writing && !args.no_backup {
-        let log_dirs: Vec<PathBuf> = targets.iter().map(Target::log_dir).collect();
-        backup = Some(Backup::create(&super::backup_dir(
-            args.write.backup_dir.as_deref(),
-            &log_dirs,
-        )?)?);
-    }
+    let writer = if writing {
+        let backup = if args.no_backup {
+            None
+        } else {
+            let log_dirs: Vec<PathBuf> = targets.iter().map(Target::log_dir).collect();
+            Some(Mutex::new(Backup::create(&super::backup_dir(
+                args.write.backup_dir.as_deref(),
+                &log_dirs,
+            )?)?))
+        };
+        Some(Writer {
+            force: args.force,
+            backup,
+        })
+    } else {
+        None
+    };
+    let bar = super::progress_bar(segments.iter().map(|s| s.log_size()).sum(), args.json);
+    let reports: Vec<anyhow::Result<SegmentReport>> = segments
+        .par_iter()
+        .map(|s| {
+            let mut report = check_segment(s, args)?;
+            match &writer {
+                Some(w) => w.write(&mut report)?,
+                None => report.files.iter_mut().for_each(|f| f.bytes = Vec::new()),
+            }
+            bar.inc(s.log_size());
+            Ok(report)
+        })
+        .collect();
+    bar.finish_and_clear();
+    let backup = writer
+        .and_then(|w| w.backup)
+        .map(|m| {
+            m.into_inner()
+                .map_err(|_| anyhow::anyhow!("a backup write failed"))
+        })
+        .transpose()?;
     let mut out = std::io::stdout().lock();
     let (mut written, mut unchanged, mut errors, mut differ) = (0, 0, 0, 0);
     for (segment, report) in segments.iter().zip(reports) {
@@ -171,7 +226,7 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
                 continue;
             }
         };
-        if let Some(stop) = &report.build.stop {
+        if let Some(stop) = &report.stop {
             eprintln!(
                 "kseg: {}: rebuild stops at byte {} ({}): {}",
                 report.log.display(),
@@ -182,8 +237,7 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
                     "the rest is not batches"
                 },
                 match stop {
-                    kseg::inspect::index_build::StopReason::Framing(e)
-                    | kseg::inspect::index_build::StopReason::Invalid(e) => e.kind.to_string(),
+                    StopReason::Framing(e) | StopReason::Invalid(e) => e.kind.to_string(),
                     other => format!("{other:?}"),
                 }
             );
@@ -197,7 +251,7 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
             )?;
         }
         for file in &report.files {
-            let write = writing && (args.force || file.status.needs_write());
+            let write = file.written;
             if file.status.needs_write() {
                 differ += 1;
             } else {
@@ -231,10 +285,6 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
                 )?;
             }
             if write {
-                if let Some(b) = backup.as_mut() {
-                    b.save(&file.path)?;
-                }
-                replace_file(&file.path, &file.bytes)?;
                 written += 1;
             }
         }
