@@ -71,10 +71,15 @@ impl StopReason {
 /// The indexes of one segment as Kafka's recovery would write them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IndexBuild {
-    /// Offset-index entries.
+    /// Offset-index entries (only the last one from a counting builder).
     pub offset_entries: Vec<OffsetIndexEntry>,
-    /// Time-index entries, including the final one recovery appends.
+    /// Time-index entries, including the final one recovery appends (only
+    /// the last one from a counting builder).
     pub time_entries: Vec<TimeIndexEntry>,
+    /// How many offset-index entries the rebuilt `.index` holds.
+    pub offset_entry_count: usize,
+    /// How many time-index entries the rebuilt `.timeindex` holds.
+    pub time_entry_count: usize,
     /// Bytes of whole, valid batches from the start of the file.
     pub valid_bytes: u64,
     /// Batches walked.
@@ -95,6 +100,22 @@ pub struct IndexBuild {
 }
 
 impl IndexBuild {
+    fn add_offset_entry(&mut self, entry: OffsetIndexEntry, keep: bool) {
+        if !keep {
+            self.offset_entries.clear();
+        }
+        self.offset_entries.push(entry);
+        self.offset_entry_count += 1;
+    }
+
+    fn add_time_entry(&mut self, entry: TimeIndexEntry, keep: bool) {
+        if !keep {
+            self.time_entries.clear();
+        }
+        self.time_entries.push(entry);
+        self.time_entry_count += 1;
+    }
+
     /// The trimmed `.index` bytes.
     pub fn offset_index_bytes(&self, base_offset: i64) -> Vec<u8> {
         encode_offset_index(base_offset, &self.offset_entries)
@@ -166,6 +187,7 @@ pub struct IndexBuilder {
     base_offset: i64,
     interval: u64,
     verify_crc: bool,
+    keep_entries: bool,
     last_entry_position: u64,
     scratch: Vec<u8>,
 }
@@ -173,6 +195,16 @@ pub struct IndexBuilder {
 impl IndexBuilder {
     /// A builder for the segment at `base_offset`.
     pub fn new(base_offset: i64, interval: u64, verify_crc: bool) -> Self {
+        Self::with_entries(base_offset, interval, verify_crc, true)
+    }
+
+    /// A builder that counts index entries instead of keeping them (memory
+    /// stays flat however long the segment).
+    pub fn counting(base_offset: i64, interval: u64, verify_crc: bool) -> Self {
+        Self::with_entries(base_offset, interval, verify_crc, false)
+    }
+
+    fn with_entries(base_offset: i64, interval: u64, verify_crc: bool, keep_entries: bool) -> Self {
         let build = IndexBuild {
             next_offset: base_offset,
             max_timestamp: -1,
@@ -184,6 +216,7 @@ impl IndexBuilder {
             base_offset,
             interval,
             verify_crc,
+            keep_entries,
             last_entry_position: 0,
             scratch: Vec::new(),
         }
@@ -196,43 +229,36 @@ impl IndexBuilder {
 
     /// Takes the next batch; false once recovery would stop here.
     pub fn push(&mut self, batch: &FileBatch<'_>) -> bool {
-        if self.stopped() {
-            return false;
-        }
-        let result = step(
-            &mut self.build,
-            batch,
-            self.base_offset,
-            self.interval,
-            self.verify_crc,
-            &mut self.last_entry_position,
-            &mut self.scratch,
-        );
-        if let Err(reason) = result {
-            self.build.stop = Some(reason);
-        }
-        !self.stopped()
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let summary = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
+        self.scratch = scratch;
+        self.push_summarized(batch, summary.as_ref().map_err(|e| *e))
+    }
+
+    /// Takes the next batch with the summary the caller already read of it.
+    pub fn push_summarized(
+        &mut self,
+        batch: &FileBatch<'_>,
+        summary: Result<&BatchSummary, FormatError>,
+    ) -> bool {
+        let checked = if self.verify_crc {
+            batch.ensure_valid().and(summary)
+        } else {
+            summary
+        };
+        self.push_summary(checked)
     }
 
     /// Takes the next batch's header facts (or why they cannot be read);
-    /// only for builders that do not verify CRCs. False once recovery stops.
-    pub fn push_summary(
-        &mut self,
-        summary: Result<&BatchSummary, crate::format::FormatError>,
-    ) -> bool {
+    /// CRCs are the caller's business. False once recovery stops.
+    pub fn push_summary(&mut self, summary: Result<&BatchSummary, FormatError>) -> bool {
         if self.stopped() {
             return false;
         }
-        let result = summary.map_err(StopReason::Invalid).and_then(|s| {
-            step_summary(
-                &mut self.build,
-                s,
-                self.base_offset,
-                self.interval,
-                &mut self.last_entry_position,
-            )
-        });
-        if let Err(reason) = result {
+        if let Err(reason) = summary
+            .map_err(StopReason::Invalid)
+            .and_then(|s| self.step(s))
+        {
             self.build.stop = Some(reason);
         }
         !self.stopped()
@@ -250,83 +276,68 @@ impl IndexBuilder {
         let b = &mut self.build;
         let last_time = b.time_entries.last().map_or(-1, |e| e.timestamp);
         if b.max_timestamp > last_time {
-            b.time_entries.push(TimeIndexEntry {
+            let entry = TimeIndexEntry {
                 timestamp: b.max_timestamp,
                 offset: b.offset_of_max_timestamp,
-            });
+            };
+            b.add_time_entry(entry, self.keep_entries);
         }
         self.build
     }
 }
 
-fn step(
-    b: &mut IndexBuild,
-    batch: &FileBatch<'_>,
-    base_offset: i64,
-    interval: u64,
-    verify_crc: bool,
-    last_entry_position: &mut u64,
-    scratch: &mut Vec<u8>,
-) -> Result<(), StopReason> {
-    if verify_crc {
-        batch.ensure_valid().map_err(StopReason::Invalid)?;
-    }
-    let s = batch
-        .summary(scratch, DEFAULT_DECOMPRESS_LIMIT)
-        .map_err(StopReason::Invalid)?;
-    step_summary(b, &s, base_offset, interval, last_entry_position)
-}
-
-/// Recovery's per-batch rule, on a batch's header facts.
-fn step_summary(
-    b: &mut IndexBuild,
-    s: &BatchSummary,
-    base_offset: i64,
-    interval: u64,
-    last_entry_position: &mut u64,
-) -> Result<(), StopReason> {
-    let relative = s.last_offset.wrapping_sub(base_offset);
-    if !(0..=i64::from(i32::MAX)).contains(&relative) {
-        return Err(StopReason::OffsetOverflow {
-            position: s.position,
-            offset: s.last_offset,
-        });
-    }
-    if s.max_timestamp > b.max_timestamp {
-        b.max_timestamp = s.max_timestamp;
-        b.offset_of_max_timestamp = s.last_offset;
-    }
-    if s.position - *last_entry_position > interval {
-        if let Some(prev) = b
-            .offset_entries
-            .last()
-            .filter(|e| e.offset >= s.last_offset)
-        {
-            return Err(StopReason::InvalidOffset {
+impl IndexBuilder {
+    /// Recovery's per-batch rule, on a batch's header facts.
+    fn step(&mut self, s: &BatchSummary) -> Result<(), StopReason> {
+        let keep = self.keep_entries;
+        let b = &mut self.build;
+        let relative = s.last_offset.wrapping_sub(self.base_offset);
+        if !(0..=i64::from(i32::MAX)).contains(&relative) {
+            return Err(StopReason::OffsetOverflow {
                 position: s.position,
                 offset: s.last_offset,
-                previous: prev.offset,
             });
         }
-        b.offset_entries.push(OffsetIndexEntry {
-            offset: s.last_offset,
-            position: s.position as i64,
-        });
-        let last_time = b.time_entries.last().map_or(-1, |e| e.timestamp);
-        if b.max_timestamp > last_time {
-            b.time_entries.push(TimeIndexEntry {
-                timestamp: b.max_timestamp,
-                offset: b.offset_of_max_timestamp,
-            });
+        if s.max_timestamp > b.max_timestamp {
+            b.max_timestamp = s.max_timestamp;
+            b.offset_of_max_timestamp = s.last_offset;
         }
-        *last_entry_position = s.position;
+        if s.position - self.last_entry_position > self.interval {
+            if let Some(prev) = b
+                .offset_entries
+                .last()
+                .filter(|e| e.offset >= s.last_offset)
+            {
+                return Err(StopReason::InvalidOffset {
+                    position: s.position,
+                    offset: s.last_offset,
+                    previous: prev.offset,
+                });
+            }
+            b.add_offset_entry(
+                OffsetIndexEntry {
+                    offset: s.last_offset,
+                    position: s.position as i64,
+                },
+                keep,
+            );
+            let last_time = b.time_entries.last().map_or(-1, |e| e.timestamp);
+            if b.max_timestamp > last_time {
+                let entry = TimeIndexEntry {
+                    timestamp: b.max_timestamp,
+                    offset: b.offset_of_max_timestamp,
+                };
+                b.add_time_entry(entry, keep);
+            }
+            self.last_entry_position = s.position;
+        }
+        b.valid_bytes = s.position + s.size;
+        b.batches += 1;
+        b.records += s.count.map_or(1, |c| c.max(0) as u64);
+        b.next_offset = s.last_offset.wrapping_add(1);
+        if s.magic >= 2 {
+            b.last_v2_next_offset = Some(b.next_offset);
+        }
+        Ok(())
     }
-    b.valid_bytes = s.position + s.size;
-    b.batches += 1;
-    b.records += s.count.map_or(1, |c| c.max(0) as u64);
-    b.next_offset = s.last_offset.wrapping_add(1);
-    if s.magic >= 2 {
-        b.last_v2_next_offset = Some(b.next_offset);
-    }
-    Ok(())
 }

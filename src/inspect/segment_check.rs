@@ -48,9 +48,9 @@ pub struct SegmentCheck {
     pub segment: Segment,
     /// `.log` size in bytes.
     pub log_size: u64,
-    /// The walk recovery would do, with CRCs checked. Its index entries are
-    /// dropped once counted, so that memory stays flat on any partition
-    /// (writing rebuilds them from the `.log`).
+    /// The walk recovery would do, with CRCs checked. It counts index
+    /// entries rather than keeping them, so that memory stays flat on any
+    /// partition (writing rebuilds them from the `.log`).
     pub build: IndexBuild,
     /// Entries of the `.index` recovery would write.
     pub offset_index_entries: usize,
@@ -120,7 +120,7 @@ pub fn check_segment(
     let log_size = std::fs::metadata(&path)
         .map_err(|e| LogDirError::io(&path, e))?
         .len();
-    let mut builder = IndexBuilder::new(segment.base_offset, interval, true);
+    let mut builder = IndexBuilder::counting(segment.base_offset, interval, true);
     let mut auditor = BatchAuditor::new(deep);
     let mut auditing = true;
     let mut tail_records = 0;
@@ -131,15 +131,16 @@ pub fn check_segment(
         Err(health) => (None, Some(health)),
     };
     let end = walk_batches(&path, |batch| {
-        if let Ok(s) = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT) {
-            if let Some(b) = ProducerBatch::of(batch, &s) {
+        let summary = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
+        if let Ok(s) = &summary {
+            if let Some(b) = ProducerBatch::of(batch, s) {
                 producer_batches.push(b);
             }
             if let Some(m) = matcher.as_mut() {
                 m.batch(s.position, s.base_offset);
             }
         }
-        if !builder.push(batch) {
+        if !builder.push_summarized(batch, summary.as_ref().map_err(|e| *e)) {
             tail_records += batch.header().map_or(1, |h| {
                 if batch.is_legacy() {
                     1
@@ -154,10 +155,10 @@ pub fn check_segment(
     if let Some(err) = end {
         builder.framing_ended(err);
     }
-    let mut build = builder.finish();
+    let build = builder.finish();
     let time_index = time_index_health(segment, &build)?;
-    let offset_index_entries = std::mem::take(&mut build.offset_entries).len();
-    let time_index_entries = std::mem::take(&mut build.time_entries).len();
+    let offset_index_entries = build.offset_entry_count;
+    let time_index_entries = build.time_entry_count;
     Ok(SegmentCheck {
         offset_index: index_problem
             .unwrap_or_else(|| matcher.map_or(IndexHealth::Ok, |m| m.health())),
