@@ -35,8 +35,10 @@ impl BatchAudit {
 /// Walks the whole batches of `log`; `deep` decodes every record too.
 pub fn audit_batches(log: &[u8], deep: bool) -> BatchAudit {
     let mut auditor = BatchAuditor::new(deep);
+    let mut scratch = Vec::new();
     for batch in BatchIter::new(log, 0).map_while(Result::ok) {
-        if !auditor.push(&batch) {
+        let summary = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT).ok();
+        if !auditor.push(&batch, summary.as_ref()) {
             break;
         }
     }
@@ -63,9 +65,10 @@ impl BatchAuditor {
         }
     }
 
-    /// Takes the next batch; false when its header cannot be read (the walk ends there).
-    pub fn push(&mut self, batch: &FileBatch<'_>) -> bool {
-        let Ok(s) = batch.summary(&mut self.scratch, DEFAULT_DECOMPRESS_LIMIT) else {
+    /// Takes the next batch with its summary (`None` when its header cannot
+    /// be read); false then, and the walk ends there.
+    pub fn push(&mut self, batch: &FileBatch<'_>, summary: Option<&BatchSummary>) -> bool {
+        let Some(s) = summary else {
             return false;
         };
         let deep = self.deep;
@@ -100,7 +103,7 @@ impl BatchAuditor {
                 .push((s.partition_leader_epoch, s.base_offset));
         }
         if deep {
-            check_records(&mut self.audit, batch, &s, &mut self.scratch);
+            check_records(&mut self.audit, batch, s, &mut self.scratch);
         }
         self.previous_last = Some(s.last_offset);
         true

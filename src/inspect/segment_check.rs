@@ -149,7 +149,7 @@ pub fn check_segment(
                 }
             });
         }
-        auditing = auditing && auditor.push(batch);
+        auditing = auditing && auditor.push(batch, summary.as_ref().ok());
         ControlFlow::Continue(())
     })?;
     if let Some(err) = end {
