@@ -191,7 +191,7 @@ fn best<T>(n: usize, mut f: impl FnMut() -> (Duration, T)) -> (Duration, T) {
 
 /// `ROUNDS` alternating runs of a baseline and a command, so that a noisy
 /// machine slows both alike.
-const ROUNDS: usize = 7;
+const ROUNDS: usize = 11;
 
 /// How fast a command ran against its baseline in [`paired`] runs.
 struct Paired {
