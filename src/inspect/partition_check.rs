@@ -10,6 +10,7 @@ use super::recovery::{PartitionState, RecoveryPlan, plan_recovery};
 use super::segment_check::{SegmentCheck, SegmentCheckOptions, check_segment};
 use super::snapshot_plan::{SnapshotPlan, plan_snapshots};
 use crate::format::checkpoint::parse_leader_epoch_checkpoint;
+use crate::format::txn_index::{AbortedTxn, encode_txn_index};
 use crate::logdir::file_name::segment_file_name;
 use crate::logdir::log_dir::offset_checkpoint_in;
 use crate::logdir::mapped::read_small;
@@ -30,6 +31,16 @@ pub struct PartitionReport {
     pub plan: RecoveryPlan,
     /// The producer snapshot files loading leaves.
     pub snapshots: SnapshotPlan,
+}
+
+/// Whether writing `aborted` as a `.txnindex` whose file holds `now` (absent:
+/// `None`) changes it: Kafka empties an existing file and creates a missing
+/// one only for a first entry.
+pub fn txn_index_changes(now: Option<&[u8]>, aborted: &[AbortedTxn]) -> bool {
+    match now {
+        Some(bytes) => bytes != encode_txn_index(aborted).as_slice(),
+        None => !aborted.is_empty(),
+    }
 }
 
 /// Checks every segment of `partition` in parallel, then plans Kafka's
@@ -98,6 +109,16 @@ pub fn check_partition(
     let snapshots = plan_snapshots(&checks, &plan, existing, log_start_checkpoint)?;
     plan.snapshots_written.clone_from(&snapshots.written);
     plan.snapshots_deleted.clone_from(&snapshots.deleted);
+    for (&base, aborted) in &snapshots.txn_indexes {
+        let path = partition.dir.join(segment_file_name(base, "txnindex"));
+        let now = path
+            .exists()
+            .then(|| read_small(&path, 1 << 30))
+            .transpose()?;
+        if txn_index_changes(now.as_deref(), aborted) {
+            plan.txn_indexes_written.push(base);
+        }
+    }
     Ok(PartitionReport {
         partition: partition.clone(),
         checks,

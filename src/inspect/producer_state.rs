@@ -2,11 +2,12 @@
 //! on recovery (origin REPLICATION: no sequence checks), and the snapshot
 //! bytes it writes, entries in Java `HashMap` iteration order.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::format::producer_snapshot::{ProducerEntry, ProducerSnapshot, encode_producer_snapshot};
 use crate::format::record::{ControlType, parse_control_record};
+use crate::format::txn_index::AbortedTxn;
 use crate::format::{BatchSummary, FileBatch};
 
 /// What producer state takes from a batch that carries a producer id.
@@ -34,6 +35,8 @@ pub struct ProducerBatch {
     pub is_control: bool,
     /// Coordinator epoch, when the batch is a COMMIT or ABORT marker.
     pub end_marker: Option<i32>,
+    /// The batch is an ABORT marker.
+    pub aborts: bool,
 }
 
 impl ProducerBatch {
@@ -43,16 +46,21 @@ impl ProducerBatch {
         if s.producer_id < 0 || s.magic < 2 {
             return None;
         }
-        let end_marker = s.is_control.then(|| {
-            let mut scratch = Vec::new();
-            let decoded = batch.records(&mut scratch, 1 << 20);
-            decoded
-                .records
-                .first()
-                .and_then(|r| parse_control_record(r).ok())
-                .filter(|m| matches!(m.control_type, ControlType::Abort | ControlType::Commit))
-                .and_then(|m| m.coordinator_epoch)
-        });
+        let marker = s
+            .is_control
+            .then(|| {
+                let mut scratch = Vec::new();
+                let decoded = batch.records(&mut scratch, 1 << 20);
+                decoded
+                    .records
+                    .first()
+                    .and_then(|r| parse_control_record(r).ok())
+                    .filter(|m| matches!(m.control_type, ControlType::Abort | ControlType::Commit))
+                    .and_then(|m| {
+                        Some((m.coordinator_epoch?, m.control_type == ControlType::Abort))
+                    })
+            })
+            .flatten();
         Some(Self {
             position: s.position,
             end: s.position + s.size,
@@ -64,7 +72,8 @@ impl ProducerBatch {
             max_timestamp: s.max_timestamp,
             is_transactional: s.is_transactional,
             is_control: s.is_control,
-            end_marker: end_marker.flatten(),
+            end_marker: marker.map(|(epoch, _)| epoch),
+            aborts: marker.is_some_and(|(_, aborts)| aborts),
         })
     }
 }
@@ -151,6 +160,8 @@ pub struct ProducerState {
     /// Entries in the order they were first inserted.
     entries: Vec<ProducerEntry>,
     by_id: HashMap<i64, usize>,
+    /// Open transactions: first offset to producer id (`ongoingTxns`).
+    ongoing: BTreeMap<i64, i64>,
     /// Offset up to which the log has been applied.
     pub map_end_offset: i64,
 }
@@ -182,6 +193,11 @@ impl ProducerState {
         let mut state = Self::empty(offset);
         for entry in &snapshot.entries {
             *state.entry(entry.producer_id) = *entry;
+            if entry.current_txn_first_offset >= 0 {
+                state
+                    .ongoing
+                    .insert(entry.current_txn_first_offset, entry.producer_id);
+            }
         }
         state
     }
@@ -195,8 +211,12 @@ impl ProducerState {
         &mut self.entries[i]
     }
 
-    /// Applies one batch (`ProducerAppendInfo.append`).
-    pub fn apply(&mut self, b: &ProducerBatch) {
+    /// Applies one batch (`ProducerAppendInfo.append`, then
+    /// `ProducerStateManager.update`). Returns the `.txnindex` entry when the
+    /// batch is an ABORT marker closing a transaction with data: its last
+    /// stable offset is the first offset of the earliest transaction another
+    /// producer still has open, else the marker's offset + 1.
+    pub fn apply(&mut self, b: &ProducerBatch) -> Option<AbortedTxn> {
         let entry = self.entry(b.producer_id);
         if entry.producer_epoch != b.producer_epoch {
             // A new epoch starts with no batch metadata.
@@ -206,12 +226,27 @@ impl ProducerState {
             entry.offset_delta = 0;
         }
         if b.is_control {
-            if let Some(coordinator_epoch) = b.end_marker {
-                entry.coordinator_epoch = coordinator_epoch;
-                entry.current_txn_first_offset = -1;
-                entry.timestamp = b.max_timestamp;
+            let coordinator_epoch = b.end_marker?;
+            let first_offset = entry.current_txn_first_offset;
+            entry.coordinator_epoch = coordinator_epoch;
+            entry.current_txn_first_offset = -1;
+            entry.timestamp = b.max_timestamp;
+            if first_offset < 0 {
+                return None; // an empty transaction: no index entry
             }
-            return;
+            let last_stable_offset = self
+                .ongoing
+                .iter()
+                .find(|&(_, &producer)| producer != b.producer_id)
+                .map_or(b.base_offset.wrapping_add(1), |(&first, _)| first);
+            self.ongoing.remove(&first_offset);
+            return b.aborts.then_some(AbortedTxn {
+                version: 0,
+                producer_id: b.producer_id,
+                first_offset,
+                last_offset: b.base_offset,
+                last_stable_offset,
+            });
         }
         entry.last_sequence = b.last_sequence;
         entry.last_offset = b.last_offset;
@@ -219,7 +254,9 @@ impl ProducerState {
         entry.timestamp = b.max_timestamp;
         if b.is_transactional && entry.current_txn_first_offset < 0 {
             entry.current_txn_first_offset = b.base_offset;
+            self.ongoing.insert(b.base_offset, b.producer_id);
         }
+        None
     }
 
     /// Whether no producer is known.

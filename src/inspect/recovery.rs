@@ -113,6 +113,8 @@ pub struct RecoveryPlan {
     pub snapshots_deleted: Vec<i64>,
     /// Producer snapshots Kafka writes or rewrites with new bytes (offsets).
     pub snapshots_written: Vec<i64>,
+    /// Recovered segments (base offsets) whose `.txnindex` gets new bytes.
+    pub txn_indexes_written: Vec<i64>,
     /// Leader epochs removed from `leader-epoch-checkpoint`.
     pub leader_epochs_removed: Vec<LeaderEpochEntry>,
     /// Problems Kafka will not notice at start-up.
@@ -260,6 +262,7 @@ pub fn plan_recovery(checks: &[SegmentCheck], state: &PartitionState) -> Recover
         log_end_offset,
         snapshots_deleted: Vec::new(),
         snapshots_written: Vec::new(),
+        txn_indexes_written: Vec::new(),
         leader_epochs_removed: state
             .leader_epochs
             .iter()

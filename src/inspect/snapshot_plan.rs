@@ -13,10 +13,12 @@ use super::recovery::{RecoveryPlan, SegmentAction};
 use super::segment_check::SegmentCheck;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::producer_snapshot::parse_producer_snapshot;
+use crate::format::txn_index::AbortedTxn;
 use crate::logdir::LogDirError;
 use crate::logdir::chunked::walk_batches;
 
-/// The snapshot files after loading, compared with those before.
+/// The producer-state side of loading: snapshot files after loading,
+/// compared with those before, and the `.txnindex` of every recovered segment.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SnapshotPlan {
     /// Every snapshot file after loading: offset and bytes.
@@ -25,6 +27,9 @@ pub struct SnapshotPlan {
     pub written: Vec<i64>,
     /// Offsets whose file goes away.
     pub deleted: Vec<i64>,
+    /// Per recovered segment (by base offset), the aborted transactions its
+    /// `.txnindex` holds after `LogSegment.recover` rebuilt it.
+    pub txn_indexes: BTreeMap<i64, Vec<AbortedTxn>>,
 }
 
 struct Segment<'c> {
@@ -73,6 +78,7 @@ impl Segment<'_> {
 struct Loader<'c> {
     snaps: BTreeMap<i64, Vec<u8>>,
     segments: Vec<Segment<'c>>,
+    txn_indexes: BTreeMap<i64, Vec<AbortedTxn>>,
 }
 
 impl Loader<'_> {
@@ -166,14 +172,17 @@ impl Loader<'_> {
         Ok((state, last))
     }
 
-    /// `LogLoader.recoverSegment`: state up to the segment, then its valid batches.
+    /// `LogLoader.recoverSegment`: state up to the segment, then its valid
+    /// batches, which also rebuild its `.txnindex`.
     fn recover_segment(&mut self, i: usize, log_start: i64) -> Result<(), LogDirError> {
         let base = self.segments[i].base;
         let (mut state, mut last) = self.rebuild(log_start, base, false)?;
+        let mut aborted = Vec::new();
         self.segments[i].for_each_kept(|b| {
-            state.apply(b);
+            aborted.extend(state.apply(b));
             ControlFlow::Continue(())
         })?;
+        self.txn_indexes.insert(base, aborted);
         if let Some(end) = self.segments[i].recovered_map_end {
             state.map_end_offset = end;
         }
@@ -206,6 +215,7 @@ pub fn plan_snapshots(
     let mut loader = Loader {
         snaps: snapshots,
         segments,
+        txn_indexes: BTreeMap::new(),
     };
     let mut deleted_bases = Vec::new();
     let recovered = |why_missing: bool| {
@@ -224,7 +234,11 @@ pub fn plan_snapshots(
     for (i, valid) in recovered(true).chain(recovered(false)) {
         loader.segments[i].len = valid;
         let emptied = matches!(checks[i].build.stop, Some(StopReason::InvalidOffset { .. }));
-        if !emptied {
+        if emptied {
+            loader
+                .txn_indexes
+                .insert(loader.segments[i].base, Vec::new());
+        } else {
             loader.recover_segment(i, log_start_checkpoint)?;
         }
     }
@@ -235,6 +249,7 @@ pub fn plan_snapshots(
     }
     for base in &deleted_bases {
         loader.snaps.remove(base);
+        loader.txn_indexes.remove(base);
     }
     let bases: Vec<i64> = loader.segments.iter().map(|s| s.base).collect();
     if let Some(&latest) = loader.snaps.keys().next_back() {
@@ -261,5 +276,6 @@ pub fn plan_snapshots(
         files: loader.snaps,
         written,
         deleted,
+        txn_indexes: loader.txn_indexes,
     })
 }

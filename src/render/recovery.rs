@@ -84,6 +84,13 @@ pub fn write_plan(
             plan.snapshots_written
         )?;
     }
+    if !plan.txn_indexes_written.is_empty() {
+        writeln!(
+            w,
+            "  .txnindex rebuilt with new bytes for segments: {:?}",
+            plan.txn_indexes_written
+        )?;
+    }
     for e in &plan.leader_epochs_removed {
         writeln!(
             w,

@@ -9,6 +9,7 @@ use std::path::Path;
 use super::backup::Backup;
 use super::write::{replace_file, truncate_file};
 use crate::format::checkpoint::{LeaderEpochEntry, encode_leader_epoch_checkpoint};
+use crate::format::txn_index::encode_txn_index;
 use crate::inspect::index_build::build_indexes_from_file;
 use crate::inspect::recovery::{RecoveryPlan, SegmentAction};
 use crate::inspect::segment_check::SegmentCheck;
@@ -90,6 +91,13 @@ pub fn apply_recovery(
                 }
                 write(backup, &s.offset_index_path(), &index)?;
                 write(backup, &s.time_index_path(), &time_index)?;
+                if plan.txn_indexes_written.contains(&s.base_offset) {
+                    let aborted = snapshots
+                        .txn_indexes
+                        .get(&s.base_offset)
+                        .map_or(&[][..], Vec::as_slice);
+                    write(backup, &s.txn_index_path(), &encode_txn_index(aborted))?;
+                }
             }
             SegmentAction::Delete { .. } => {
                 for path in [
