@@ -15,3 +15,4 @@ pub mod retention_report;
 pub mod segment_check;
 pub mod segment_time;
 pub mod snapshot_plan;
+pub mod txn_check;

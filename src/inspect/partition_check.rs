@@ -9,6 +9,7 @@ use super::producer_state::BatchBudget;
 use super::recovery::{PartitionState, RecoveryPlan, plan_recovery};
 use super::segment_check::{SegmentCheck, SegmentCheckOptions, check_segment};
 use super::snapshot_plan::{SnapshotPlan, plan_snapshots};
+use super::txn_check::check_txn_indexes;
 use crate::format::checkpoint::parse_leader_epoch_checkpoint;
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
 use crate::logdir::file_name::segment_file_name;
@@ -96,12 +97,17 @@ pub fn check_partition(
         clean_shutdown: log_dir.join(".kafka_cleanshutdown").exists(),
         leader_epochs,
     };
-    let mut plan = plan_recovery(&checks, &state);
     let mut existing = BTreeMap::new();
     for &offset in &partition.snapshots {
         let path = partition.dir.join(segment_file_name(offset, "snapshot"));
         existing.insert(offset, read_small(&path, 1 << 30)?);
     }
+    let txn_indexes = check_txn_indexes(&checks, &existing)?;
+    let mut checks = checks;
+    for (check, health) in checks.iter_mut().zip(txn_indexes) {
+        check.txn_index = health;
+    }
+    let mut plan = plan_recovery(&checks, &state);
     let log_start_checkpoint = offset_checkpoint_in(log_dir, "log-start-offset-checkpoint")?
         .get(&partition.name())
         .copied()

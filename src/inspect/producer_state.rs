@@ -3,12 +3,17 @@
 //! bytes it writes, entries in Java `HashMap` iteration order.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::ControlFlow;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::producer_snapshot::{ProducerEntry, ProducerSnapshot, encode_producer_snapshot};
 use crate::format::record::{ControlType, parse_control_record};
 use crate::format::txn_index::AbortedTxn;
 use crate::format::{BatchSummary, FileBatch};
+use crate::logdir::LogDirError;
+use crate::logdir::chunked::walk_batches;
 
 /// What producer state takes from a batch that carries a producer id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,6 +157,36 @@ impl<'b> ProducerBatchCollector<'b> {
     pub fn finish(self) -> Option<Vec<ProducerBatch>> {
         self.kept
     }
+}
+
+/// Calls `visit` with the producer batches in the first `len` bytes of the
+/// `.log` at `path`, in order, until it breaks: from `kept` when the check
+/// kept them in memory, else read again from the file.
+pub fn for_each_producer_batch(
+    path: &Path,
+    len: u64,
+    kept: Option<&[ProducerBatch]>,
+    mut visit: impl FnMut(&ProducerBatch) -> ControlFlow<()>,
+) -> Result<(), LogDirError> {
+    if let Some(batches) = kept {
+        for b in batches.iter().take_while(|b| b.end <= len) {
+            if visit(b).is_break() {
+                break;
+            }
+        }
+        return Ok(());
+    }
+    let mut scratch = Vec::new();
+    walk_batches(path, |batch| {
+        if batch.position + batch.bytes.len() as u64 > len {
+            return ControlFlow::Break(());
+        }
+        match batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT) {
+            Ok(s) => ProducerBatch::of(batch, &s).map_or(ControlFlow::Continue(()), |b| visit(&b)),
+            Err(_) => ControlFlow::Continue(()),
+        }
+    })?;
+    Ok(())
 }
 
 /// Producers known at `map_end_offset`.

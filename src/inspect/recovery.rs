@@ -389,6 +389,11 @@ fn unseen_damage(
                 )),
             }
         }
+        if let IndexHealth::Inconsistent(m) = &check.txn_index {
+            note(format!(
+                "the transaction index disagrees with the abort markers and will be used as it is: {m} (a recovery from this segment rebuilds it: kseg recover --recovery-point {base})"
+            ));
+        }
     }
     out.extend(epoch_mismatches(checks, leader_epochs));
     for pair in checks.windows(2) {

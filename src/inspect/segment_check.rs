@@ -62,6 +62,11 @@ pub struct SegmentCheck {
     pub offset_index: IndexHealth,
     /// State of the `.timeindex`.
     pub time_index: IndexHealth,
+    /// State of the `.txnindex`: `Ok` until the partition check, which
+    /// replays producer state, says otherwise.
+    pub txn_index: IndexHealth,
+    /// Control batches (transaction markers) among the valid batches.
+    pub control_batches: u64,
     /// Records in the batches from the first one recovery rejects to the
     /// end of what still frames as batches (what a truncation there drops).
     pub tail_records: u64,
@@ -124,6 +129,7 @@ pub fn check_segment(
     let mut auditor = BatchAuditor::new(deep);
     let mut auditing = true;
     let mut tail_records = 0;
+    let mut control_batches = 0;
     let mut producer_batches = ProducerBatchCollector::new(budget);
     let mut scratch = Vec::new();
     let (mut matcher, index_problem) = match read_offset_index(segment)? {
@@ -133,6 +139,7 @@ pub fn check_segment(
     let end = walk_batches(&path, |batch| {
         let summary = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
         if let Ok(s) = &summary {
+            control_batches += u64::from(s.is_control);
             if let Some(b) = ProducerBatch::of(batch, s) {
                 producer_batches.push(b);
             }
@@ -163,6 +170,8 @@ pub fn check_segment(
         offset_index: index_problem
             .unwrap_or_else(|| matcher.map_or(IndexHealth::Ok, |m| m.health())),
         time_index,
+        txn_index: IndexHealth::Ok,
+        control_batches,
         log_size,
         build,
         offset_index_entries,

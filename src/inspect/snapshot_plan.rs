@@ -8,14 +8,12 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use super::index_build::StopReason;
-use super::producer_state::{ProducerBatch, ProducerState};
+use super::producer_state::{ProducerBatch, ProducerState, for_each_producer_batch};
 use super::recovery::{RecoveryPlan, SegmentAction};
 use super::segment_check::SegmentCheck;
-use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::txn_index::AbortedTxn;
 use crate::logdir::LogDirError;
-use crate::logdir::chunked::walk_batches;
 
 /// The producer-state side of loading: snapshot files after loading,
 /// compared with those before, and the `.txnindex` of every recovered segment.
@@ -49,29 +47,9 @@ impl Segment<'_> {
     /// recovery keeps, in order, until it breaks.
     fn for_each_kept(
         &self,
-        mut visit: impl FnMut(&ProducerBatch) -> ControlFlow<()>,
+        visit: impl FnMut(&ProducerBatch) -> ControlFlow<()>,
     ) -> Result<(), LogDirError> {
-        if let Some(batches) = self.batches {
-            for b in batches.iter().take_while(|b| b.end <= self.len) {
-                if visit(b).is_break() {
-                    break;
-                }
-            }
-            return Ok(());
-        }
-        let mut scratch = Vec::new();
-        walk_batches(&self.path, |batch| {
-            if batch.position + batch.bytes.len() as u64 > self.len {
-                return ControlFlow::Break(());
-            }
-            match batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT) {
-                Ok(s) => {
-                    ProducerBatch::of(batch, &s).map_or(ControlFlow::Continue(()), |b| visit(&b))
-                }
-                Err(_) => ControlFlow::Continue(()),
-            }
-        })?;
-        Ok(())
+        for_each_producer_batch(&self.path, self.len, self.batches, visit)
     }
 }
 

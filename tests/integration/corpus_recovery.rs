@@ -358,3 +358,66 @@ fn recovery_rebuilds_the_txnindex_kafka_wrote() {
         }
     }
 }
+
+/// A `.txnindex` that disagrees with the abort markers below the recovery
+/// point is damage Kafka never repairs; verify names it.
+#[test]
+fn verify_finds_a_txnindex_that_disagrees_with_the_log() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c.name == "transactional")
+        .unwrap();
+    let name = "00000000000000000000.txnindex";
+    let original = std::fs::read(case.dir.join("txn-0").join(name)).unwrap();
+    let mut other_lso = original.clone();
+    other_lso[33] ^= 1;
+    let damages: [(&str, Option<Vec<u8>>, &str); 4] = [
+        ("deleted", None, "no entry for producer"),
+        (
+            "last entry dropped",
+            Some(original[..original.len() - 34].to_vec()),
+            "no entry for producer",
+        ),
+        (
+            "a torn entry",
+            Some(original[..original.len() - 3].to_vec()),
+            "not a whole number",
+        ),
+        (
+            "another last stable offset",
+            Some(other_lso),
+            "the log gives",
+        ),
+    ];
+    for (damage, bytes, expected) in damages {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("logdir/txn-0");
+        copy_dir(&case.dir.join("txn-0"), &dir);
+        match bytes {
+            Some(b) => std::fs::write(dir.join(name), b).unwrap(),
+            None => std::fs::remove_file(dir.join(name)).unwrap(),
+        }
+        // Recovery starts at the last segment: segment 0 is not looked at.
+        let out = kseg([
+            "verify",
+            "--json",
+            "--recovery-point=239",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(1), "{damage}");
+        let report = &super::util::json_lines(&out)[0];
+        let unseen = report["plan"]["unseenDamage"].as_array().unwrap();
+        assert!(
+            unseen.iter().any(|d| d["segment"] == 0
+                && d["problem"].as_str().unwrap().contains("transaction index")
+                && d["problem"].as_str().unwrap().contains(expected)),
+            "{damage}: {unseen:?}"
+        );
+    }
+    let out = kseg([
+        "verify",
+        "--recovery-point=239",
+        case.dir.join("txn-0").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", super::util::stdout(&out));
+}
