@@ -126,6 +126,7 @@ impl RecoveryPlan {
     pub fn is_clean(&self) -> bool {
         self.truncation.is_none()
             && self.unseen_damage.is_empty()
+            && self.txn_indexes_written.is_empty()
             && self.segments.iter().all(|s| match &s.action {
                 SegmentAction::Keep => true,
                 SegmentAction::Recover {

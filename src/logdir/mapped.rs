@@ -29,7 +29,8 @@ pub enum CachePolicy {
 #[derive(Debug)]
 pub struct MappedFile {
     path: PathBuf,
-    // Unmapped before `cache` evicts: the kernel keeps pages still mapped.
+    // Declared first, so unmapped before `_cache` evicts: the kernel keeps
+    // pages that are still mapped.
     map: Option<Mmap>,
     _cache: Option<PageCacheGuard>,
 }

@@ -339,9 +339,12 @@ fn recovery_rebuilds_the_txnindex_kafka_wrote() {
             "--json".into(),
             dir.display().to_string(),
         ];
-        let plan = &super::util::json_lines(&kseg(&args))[0];
+        let dry = kseg(&args);
+        let changes = damage != "none";
+        assert_eq!(dry.status.code(), Some(i32::from(changes)), "{damage}");
+        let plan = &super::util::json_lines(&dry)[0];
         let rewritten = plan["plan"]["txnIndexesWritten"].as_array().unwrap().len();
-        assert_eq!(rewritten, if damage == "none" { 0 } else { 2 }, "{damage}");
+        assert_eq!(rewritten, if changes { 2 } else { 0 }, "{damage}");
         let mut apply = args.to_vec();
         apply.insert(1, "--apply".into());
         apply.insert(
