@@ -64,6 +64,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify" -l index-interval-byte
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l page-cache -d 'What reading leaves in the page cache' -r -f -a "auto\t'restore while a broker holds the log dir\'s .lock, keep otherwise'
 keep\t'leave what kseg read cached: the broker\'s own recovery reads the same segments when it starts'
 restore\t'drop the pages kseg pulled in; pages cached before stay, so a live broker\'s consumers keep theirs'"
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l now -d 'The broker\'s clock when it starts: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l producer-id-expiration-ms -d 'The broker\'s producer.id.expiration.ms: producers idle this long are dropped when a producer snapshot is loaded' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l deep -d 'Also decompress and decode every record and check it against its batch'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l json -d 'Output as newline-delimited JSON, one object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -73,6 +75,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-byt
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l page-cache -d 'What reading leaves in the page cache' -r -f -a "auto\t'restore while a broker holds the log dir\'s .lock, keep otherwise'
 keep\t'leave what kseg read cached: the broker\'s own recovery reads the same segments when it starts'
 restore\t'drop the pages kseg pulled in; pages cached before stay, so a live broker\'s consumers keep theirs'"
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l now -d 'The broker\'s clock when it starts: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l producer-id-expiration-ms -d 'The broker\'s producer.id.expiration.ms: producers idle this long are dropped when a producer snapshot is loaded' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l undo -d 'Put back the files a previous `recover --apply` changed' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l backup-dir -d 'Where copies of replaced files go [default: ./kseg-backup-<unix time>]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l deep -d 'Also decompress and decode every record and check it against its batch'

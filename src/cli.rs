@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use kseg::inspect::producer_state::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
 
 /// Offline inspection and repair of Apache Kafka's on-disk logs.
 #[derive(Debug, Parser)]
@@ -226,6 +227,14 @@ pub struct RecoveryTargetArgs {
     /// What reading leaves in the page cache
     #[arg(long, value_enum, value_name = "MODE", default_value_t = PageCacheArg::Auto)]
     pub page_cache: PageCacheArg,
+    /// The broker's clock when it starts: epoch ms, RFC 3339, or an age
+    /// like 1h [default: now]
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// The broker's producer.id.expiration.ms: producers idle this long are
+    /// dropped when a producer snapshot is loaded
+    #[arg(long, value_name = "MS", default_value_t = DEFAULT_PRODUCER_ID_EXPIRATION_MS)]
+    pub producer_id_expiration_ms: i64,
 }
 
 /// What reading every byte of a partition leaves in the page cache.

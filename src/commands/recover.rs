@@ -56,10 +56,17 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
             &mut backup,
         )?;
     }
-    println!(
-        "applied; originals of every changed file are in {} (undo with `kseg recover --undo {}`)",
-        backup.dir().display(),
-        backup.dir().display()
-    );
+    if args.target.json {
+        println!(
+            "{}",
+            serde_json::json!({"type": "applied", "backup": backup.dir().display().to_string()})
+        );
+    } else {
+        println!(
+            "applied; originals of every changed file are in {} (undo with `kseg recover --undo {}`)",
+            backup.dir().display(),
+            backup.dir().display()
+        );
+    }
     Ok(ExitCode::Ok)
 }

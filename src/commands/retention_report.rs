@@ -52,12 +52,7 @@ fn max_map_count() -> Option<u64> {
 /// Runs `kseg retention-report`.
 pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
     let config = config(args)?;
-    let now = match &args.now {
-        Some(t) => super::time_arg::parse_time(t)?,
-        None => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)?
-            .as_millis() as i64,
-    };
+    let now = super::time_arg::clock(args.now.as_deref())?;
     let inputs = ReportInputs {
         now,
         log_start_offset: args.log_start_offset,

@@ -1,5 +1,16 @@
 //! Times on the command line: epoch ms, RFC 3339, or an age like `1h`.
 
+/// The clock a command runs at: `text` read by [`parse_time`], or the
+/// current time.
+pub fn clock(text: Option<&str>) -> anyhow::Result<i64> {
+    match text {
+        Some(t) => parse_time(t),
+        None => Ok(std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)?
+            .as_millis() as i64),
+    }
+}
+
 /// Reads epoch ms, an RFC 3339 time, or an age such as `1h` (that long ago).
 pub fn parse_time(text: &str) -> anyhow::Result<i64> {
     if let Ok(ms) = text.parse::<i64>() {

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use kseg::inspect::partition_check::{PartitionReport, check_partition};
-use kseg::inspect::producer_state::PRODUCER_BATCHES_IN_MEMORY;
+use kseg::inspect::partition_check::{LoadInputs, PartitionReport, check_partition};
+use kseg::inspect::producer_state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry};
 use kseg::inspect::recovery::SegmentAction;
 use kseg::inspect::segment_check::SegmentCheckOptions;
 use kseg::logdir::lock::lock_holder;
@@ -58,6 +58,14 @@ pub fn analyse(
             restoring.push(dir);
         }
     }
+    let now_ms = super::time_arg::clock(args.now.as_deref())?;
+    let load = LoadInputs {
+        recovery_point: args.recovery_point,
+        expiry: ProducerExpiry {
+            now_ms,
+            expiration_ms: args.producer_id_expiration_ms,
+        },
+    };
     let total: u64 = targets
         .iter()
         .flat_map(|t| &t.partition.segments)
@@ -80,7 +88,7 @@ pub fn analyse(
                     cache,
                     producer_batches_in_memory: PRODUCER_BATCHES_IN_MEMORY,
                 },
-                args.recovery_point,
+                &load,
                 &|n| bar.inc(n),
             )
         })

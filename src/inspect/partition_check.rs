@@ -5,7 +5,7 @@ use rayon::prelude::*;
 
 use std::collections::BTreeMap;
 
-use super::producer_state::BatchBudget;
+use super::producer_state::{BatchBudget, ProducerExpiry};
 use super::recovery::{PartitionState, RecoveryPlan, plan_recovery};
 use super::segment_check::{SegmentCheck, SegmentCheckOptions, check_segment};
 use super::snapshot_plan::{SnapshotPlan, plan_snapshots};
@@ -44,15 +44,25 @@ pub fn txn_index_changes(now: Option<&[u8]>, aborted: &[AbortedTxn]) -> bool {
     }
 }
 
+/// What the broker's start brings besides the files.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadInputs {
+    /// Overrides the log dir's `recovery-point-offset-checkpoint`.
+    pub recovery_point: Option<i64>,
+    /// The broker's clock and `producer.id.expiration.ms`.
+    pub expiry: ProducerExpiry,
+}
+
 /// Checks every segment of `partition` in parallel, then plans Kafka's
-/// recovery. `recovery_point` overrides the log dir's checkpoint; `progress`
-/// is called with the bytes of each segment when it is done.
+/// recovery as a broker started with `load` would do it; `progress` is
+/// called with the bytes of each segment when it is done.
 pub fn check_partition(
     partition: &Partition,
     options: &SegmentCheckOptions,
-    recovery_point: Option<i64>,
+    load: &LoadInputs,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<PartitionReport, LogDirError> {
+    let recovery_point = load.recovery_point;
     let log_dir = &partition.log_dir();
     let (recovery_point, recovery_point_source) = match recovery_point {
         Some(rp) => (rp, "given on the command line".to_string()),
@@ -112,7 +122,7 @@ pub fn check_partition(
         .get(&partition.name())
         .copied()
         .unwrap_or(0);
-    let snapshots = plan_snapshots(&checks, &plan, existing, log_start_checkpoint)?;
+    let snapshots = plan_snapshots(&checks, &plan, existing, log_start_checkpoint, load.expiry)?;
     plan.snapshots_written.clone_from(&snapshots.written);
     plan.snapshots_deleted.clone_from(&snapshots.deleted);
     for (&base, aborted) in &snapshots.txn_indexes {

@@ -189,6 +189,28 @@ pub fn for_each_producer_batch(
     Ok(())
 }
 
+/// Kafka's default `producer.id.expiration.ms` (one day).
+pub const DEFAULT_PRODUCER_ID_EXPIRATION_MS: i64 = 86_400_000;
+
+/// When the broker loads a producer snapshot, it drops producers idle for
+/// `producer.id.expiration.ms` by its clock, unless a transaction of theirs
+/// is open (`ProducerStateManager.loadFromSnapshot`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProducerExpiry {
+    /// The broker's clock at load (epoch ms).
+    pub now_ms: i64,
+    /// `producer.id.expiration.ms`.
+    pub expiration_ms: i64,
+}
+
+impl ProducerExpiry {
+    /// Whether loading a snapshot drops `entry`.
+    pub fn expires(&self, entry: &ProducerEntry) -> bool {
+        entry.current_txn_first_offset < 0
+            && self.now_ms.saturating_sub(entry.timestamp) >= self.expiration_ms
+    }
+}
+
 /// Producers known at `map_end_offset`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProducerState {

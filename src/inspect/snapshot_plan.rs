@@ -8,7 +8,9 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use super::index_build::StopReason;
-use super::producer_state::{ProducerBatch, ProducerState, for_each_producer_batch};
+use super::producer_state::{
+    ProducerBatch, ProducerExpiry, ProducerState, for_each_producer_batch,
+};
 use super::recovery::{RecoveryPlan, SegmentAction};
 use super::segment_check::SegmentCheck;
 use crate::format::producer_snapshot::parse_producer_snapshot;
@@ -54,6 +56,7 @@ impl Segment<'_> {
 }
 
 struct Loader<'c> {
+    expiry: ProducerExpiry,
     snaps: BTreeMap<i64, Vec<u8>>,
     segments: Vec<Segment<'c>>,
     txn_indexes: BTreeMap<i64, Vec<AbortedTxn>>,
@@ -61,12 +64,16 @@ struct Loader<'c> {
 
 impl Loader<'_> {
     /// `ProducerStateManager.truncateAndReload`: drop snapshots outside
-    /// (log start, log end], load the latest one that parses.
+    /// (log start, log end], load the latest one that parses, without the
+    /// producers that have expired.
     fn truncate_and_reload(&mut self, log_start: i64, log_end: i64) -> (ProducerState, i64) {
         self.snaps.retain(|&o, _| o <= log_end && o > log_start);
         while let Some((&offset, bytes)) = self.snaps.iter().next_back() {
             match parse_producer_snapshot(bytes) {
-                Ok(snapshot) => return (ProducerState::from_snapshot(&snapshot, offset), offset),
+                Ok(mut snapshot) => {
+                    snapshot.entries.retain(|e| !self.expiry.expires(e));
+                    return (ProducerState::from_snapshot(&snapshot, offset), offset);
+                }
                 Err(_) => {
                     self.snaps.remove(&offset);
                 }
@@ -171,13 +178,14 @@ impl Loader<'_> {
 
 /// Simulates the snapshot side of loading for `plan`. `snapshots` are the
 /// existing files; `log_start_checkpoint` is the log start offset checkpoint
-/// (0 when absent). Segments whose producer batches were not kept in memory
-/// are read again.
+/// (0 when absent); `expiry` is the broker's clock and expiration setting.
+/// Segments whose producer batches were not kept in memory are read again.
 pub fn plan_snapshots(
     checks: &[SegmentCheck],
     plan: &RecoveryPlan,
     snapshots: BTreeMap<i64, Vec<u8>>,
     log_start_checkpoint: i64,
+    expiry: ProducerExpiry,
 ) -> Result<SnapshotPlan, LogDirError> {
     let before = snapshots.clone();
     let mut segments = Vec::with_capacity(checks.len());
@@ -191,6 +199,7 @@ pub fn plan_snapshots(
         });
     }
     let mut loader = Loader {
+        expiry,
         snaps: snapshots,
         segments,
         txn_indexes: BTreeMap::new(),

@@ -76,8 +76,13 @@ fn snapshot_plans_do_not_depend_on_the_producer_batch_budget() {
                     cache: CachePolicy::Keep,
                     producer_batches_in_memory: budget,
                 };
-                let report =
-                    check_partition(&partition, &options, Some(recovery_point), &|_| {}).unwrap();
+                let report = check_partition(
+                    &partition,
+                    &options,
+                    &super::util::load_at(Some(recovery_point)),
+                    &|_| {},
+                )
+                .unwrap();
                 let in_memory = report
                     .checks
                     .iter()

@@ -114,7 +114,13 @@ fn a_log_changed_since_it_was_checked_is_not_written() {
         cache: CachePolicy::Keep,
         producer_batches_in_memory: PRODUCER_BATCHES_IN_MEMORY,
     };
-    let report = check_partition(&partition, &options, Some(0), &|_| {}).unwrap();
+    let report = check_partition(
+        &partition,
+        &options,
+        &super::util::load_at(Some(0)),
+        &|_| {},
+    )
+    .unwrap();
     let first = &partition.segments[0].log_path();
     // Another writer flips a byte inside the first batch's CRC coverage.
     let mut bytes = std::fs::read(first).unwrap();

@@ -14,6 +14,7 @@ mod generated;
 mod independent_encoder;
 mod log_dir_lock;
 mod page_cache;
+mod producer_expiry;
 mod properties;
 mod rebuild_index;
 mod regressions;

@@ -107,3 +107,15 @@ pub fn lock_message(kind: LockKind) -> String {
         LockKind::Flock => "is locked by a running process (flock)".into(),
     }
 }
+
+/// Load inputs for library-level checks: the given recovery point, and a
+/// clock at which no producer has expired.
+pub fn load_at(recovery_point: Option<i64>) -> kseg::inspect::partition_check::LoadInputs {
+    kseg::inspect::partition_check::LoadInputs {
+        recovery_point,
+        expiry: kseg::inspect::producer_state::ProducerExpiry {
+            now_ms: 0,
+            expiration_ms: i64::MAX,
+        },
+    }
+}
