@@ -134,7 +134,8 @@ pub fn print_reports(reports: &[PartitionReport], json_output: bool) -> anyhow::
             serde_json::to_writer(
                 &mut out,
                 &json!({"type": "partition", "partition": r.partition.name(), "dir": r.partition.dir.display().to_string(),
-                    "recoveryPointSource": r.recovery_point_source, "strayFiles": stray, "plan": r.plan}),
+                    "recoveryPointSource": r.recovery_point_source, "strayFiles": stray,
+                    "snapshotsMissing": r.snapshots_missing, "plan": r.plan}),
             )?;
             writeln!(out)?;
             continue;
@@ -149,6 +150,13 @@ pub fn print_reports(reports: &[PartitionReport], json_output: bool) -> anyhow::
             writeln!(
                 out,
                 "  stray file (Kafka deletes or renames it at start-up): {s}"
+            )?;
+        }
+        if !r.snapshots_missing.is_empty() {
+            writeln!(
+                out,
+                "  no producer snapshot at segment bases {:?}: loading replays producer state from an earlier snapshot or the log start (a slower start; nothing is lost)",
+                r.snapshots_missing
             )?;
         }
         let deleted = r

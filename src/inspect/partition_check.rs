@@ -32,6 +32,10 @@ pub struct PartitionReport {
     pub plan: RecoveryPlan,
     /// The producer snapshot files loading leaves.
     pub snapshots: SnapshotPlan,
+    /// Segment base offsets (past the first segment) without the producer
+    /// snapshot the broker takes at every roll: loading then replays
+    /// producer state from an earlier snapshot or the log start.
+    pub snapshots_missing: Vec<i64>,
 }
 
 /// Whether writing `aborted` as a `.txnindex` whose file holds `now` (absent:
@@ -135,7 +139,15 @@ pub fn check_partition(
             plan.txn_indexes_written.push(base);
         }
     }
+    let snapshots_missing = partition
+        .segments
+        .iter()
+        .skip(1)
+        .map(|s| s.base_offset)
+        .filter(|base| !partition.snapshots.contains(base))
+        .collect();
     Ok(PartitionReport {
+        snapshots_missing,
         partition: partition.clone(),
         checks,
         state,

@@ -19,3 +19,4 @@ mod properties;
 mod rebuild_index;
 mod regressions;
 mod util;
+mod verify;
