@@ -16,3 +16,4 @@ pub mod segment_check;
 pub mod segment_time;
 pub mod snapshot_plan;
 pub mod txn_check;
+pub mod txn_state;

@@ -9,7 +9,7 @@ use super::producer_state::{BatchBudget, ProducerExpiry};
 use super::recovery::{PartitionState, RecoveryPlan, plan_recovery};
 use super::segment_check::{SegmentCheck, SegmentCheckOptions, check_segment};
 use super::snapshot_plan::{SnapshotPlan, plan_snapshots};
-use super::txn_check::check_txn_indexes;
+use super::txn_check::TxnStart;
 use crate::format::checkpoint::parse_leader_epoch_checkpoint;
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
 use crate::logdir::file_name::segment_file_name;
@@ -80,6 +80,11 @@ pub fn check_partition(
             ),
         },
     };
+    let mut existing = BTreeMap::new();
+    for &offset in &partition.snapshots {
+        let path = partition.dir.join(segment_file_name(offset, "snapshot"));
+        existing.insert(offset, read_small(&path, 1 << 30)?);
+    }
     // The replay normally reads the segments from the recovery point on,
     // the last one and those recovered for a missing index: they get the
     // in-memory budget; any other segment is read again if it is needed.
@@ -93,7 +98,12 @@ pub fn check_partition(
         .enumerate()
         .map(|(i, s)| {
             let replayed = i >= replay_from || i == last || !s.offset_index_path().exists();
-            let check = check_segment(s, options, if replayed { &budget } else { &no_budget });
+            let budget = if replayed { &budget } else { &no_budget };
+            let txn_start = TxnStart::at(
+                s.base_offset,
+                existing.get(&s.base_offset).map(Vec::as_slice),
+            );
+            let check = check_segment(s, options, budget, txn_start);
             progress(s.log_size());
             check
         })
@@ -111,16 +121,6 @@ pub fn check_partition(
         clean_shutdown: log_dir.join(".kafka_cleanshutdown").exists(),
         leader_epochs,
     };
-    let mut existing = BTreeMap::new();
-    for &offset in &partition.snapshots {
-        let path = partition.dir.join(segment_file_name(offset, "snapshot"));
-        existing.insert(offset, read_small(&path, 1 << 30)?);
-    }
-    let txn_indexes = check_txn_indexes(&checks, &existing)?;
-    let mut checks = checks;
-    for (check, health) in checks.iter_mut().zip(txn_indexes) {
-        check.txn_index = health;
-    }
     let mut plan = plan_recovery(&checks, &state);
     let log_start_checkpoint = offset_checkpoint_in(log_dir, "log-start-offset-checkpoint")?
         .get(&partition.name())

@@ -2,11 +2,12 @@
 //! on recovery (origin REPLICATION: no sequence checks), and the snapshot
 //! bytes it writes, entries in Java `HashMap` iteration order.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::txn_state::OngoingTxns;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::producer_snapshot::{ProducerEntry, ProducerSnapshot, encode_producer_snapshot};
 use crate::format::record::{ControlType, parse_control_record};
@@ -217,8 +218,8 @@ pub struct ProducerState {
     /// Entries in the order they were first inserted.
     entries: Vec<ProducerEntry>,
     by_id: HashMap<i64, usize>,
-    /// Open transactions: first offset to producer id (`ongoingTxns`).
-    ongoing: BTreeMap<i64, i64>,
+    /// Open transactions (`ongoingTxns`).
+    ongoing: OngoingTxns,
     /// Offset up to which the log has been applied.
     pub map_end_offset: i64,
 }
@@ -253,7 +254,7 @@ impl ProducerState {
             if entry.current_txn_first_offset >= 0 {
                 state
                     .ongoing
-                    .insert(entry.current_txn_first_offset, entry.producer_id);
+                    .begin(entry.current_txn_first_offset, entry.producer_id);
             }
         }
         state
@@ -270,9 +271,7 @@ impl ProducerState {
 
     /// Applies one batch (`ProducerAppendInfo.append`, then
     /// `ProducerStateManager.update`). Returns the `.txnindex` entry when the
-    /// batch is an ABORT marker closing a transaction with data: its last
-    /// stable offset is the first offset of the earliest transaction another
-    /// producer still has open, else the marker's offset + 1.
+    /// batch is an ABORT marker closing a transaction with data.
     pub fn apply(&mut self, b: &ProducerBatch) -> Option<AbortedTxn> {
         let entry = self.entry(b.producer_id);
         if entry.producer_epoch != b.producer_epoch {
@@ -291,19 +290,9 @@ impl ProducerState {
             if first_offset < 0 {
                 return None; // an empty transaction: no index entry
             }
-            let last_stable_offset = self
+            return self
                 .ongoing
-                .iter()
-                .find(|&(_, &producer)| producer != b.producer_id)
-                .map_or(b.base_offset.wrapping_add(1), |(&first, _)| first);
-            self.ongoing.remove(&first_offset);
-            return b.aborts.then_some(AbortedTxn {
-                version: 0,
-                producer_id: b.producer_id,
-                first_offset,
-                last_offset: b.base_offset,
-                last_stable_offset,
-            });
+                .end(b.producer_id, first_offset, b.base_offset, b.aborts);
         }
         entry.last_sequence = b.last_sequence;
         entry.last_offset = b.last_offset;
@@ -311,7 +300,7 @@ impl ProducerState {
         entry.timestamp = b.max_timestamp;
         if b.is_transactional && entry.current_txn_first_offset < 0 {
             entry.current_txn_first_offset = b.base_offset;
-            self.ongoing.insert(b.base_offset, b.producer_id);
+            self.ongoing.begin(b.base_offset, b.producer_id);
         }
         None
     }

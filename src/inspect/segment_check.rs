@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::batch_audit::{BatchAudit, BatchAuditor};
 use super::index_build::{IndexBuild, IndexBuilder, StopReason};
 use super::producer_state::{BatchBudget, ProducerBatch, ProducerBatchCollector};
+use super::txn_check::{TxnIndexCheck, TxnStart};
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
 use crate::format::time_index::TimeIndex;
@@ -62,11 +63,8 @@ pub struct SegmentCheck {
     pub offset_index: IndexHealth,
     /// State of the `.timeindex`.
     pub time_index: IndexHealth,
-    /// State of the `.txnindex`: `Ok` until the partition check, which
-    /// replays producer state, says otherwise.
+    /// State of the `.txnindex`.
     pub txn_index: IndexHealth,
-    /// Control batches (transaction markers) among the valid batches.
-    pub control_batches: u64,
     /// Records in the batches from the first one recovery rejects to the
     /// end of what still frames as batches (what a truncation there drops).
     pub tail_records: u64,
@@ -103,11 +101,13 @@ pub struct SegmentCheckOptions {
 
 /// Walks one segment with CRC checks, audits its batches (decoding every
 /// record when `deep`) and checks its indexes against the log.
-/// Producer batches are kept in memory while `budget` lasts.
+/// Producer batches are kept in memory while `budget` lasts; `txn_start` is
+/// what is known of the transactions open at the segment's base offset.
 pub fn check_segment(
     segment: &Segment,
     options: &SegmentCheckOptions,
     budget: &BatchBudget,
+    txn_start: TxnStart,
 ) -> Result<SegmentCheck, LogDirError> {
     let SegmentCheckOptions {
         interval,
@@ -129,7 +129,7 @@ pub fn check_segment(
     let mut auditor = BatchAuditor::new(deep);
     let mut auditing = true;
     let mut tail_records = 0;
-    let mut control_batches = 0;
+    let mut txn_check = TxnIndexCheck::new(segment, txn_start)?;
     let mut producer_batches = ProducerBatchCollector::new(budget);
     let mut scratch = Vec::new();
     let (mut matcher, index_problem) = match read_offset_index(segment)? {
@@ -138,16 +138,18 @@ pub fn check_segment(
     };
     let end = walk_batches(&path, |batch| {
         let summary = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
-        if let Ok(s) = &summary {
-            control_batches += u64::from(s.is_control);
-            if let Some(b) = ProducerBatch::of(batch, s) {
-                producer_batches.push(b);
-            }
-            if let Some(m) = matcher.as_mut() {
-                m.batch(s.position, s.base_offset);
-            }
+        let producer_batch = summary
+            .as_ref()
+            .ok()
+            .and_then(|s| ProducerBatch::of(batch, s));
+        if let (Ok(s), Some(m)) = (&summary, matcher.as_mut()) {
+            m.batch(s.position, s.base_offset);
         }
-        if !builder.push_summarized(batch, summary.as_ref().map_err(|e| *e)) {
+        if builder.push_summarized(batch, summary.as_ref().map_err(|e| *e)) {
+            if let Some(b) = &producer_batch {
+                txn_check.batch(b);
+            }
+        } else {
             tail_records += batch.header().map_or(1, |h| {
                 if batch.is_legacy() {
                     1
@@ -155,6 +157,9 @@ pub fn check_segment(
                     h.records_count.max(0) as u64
                 }
             });
+        }
+        if let Some(b) = producer_batch {
+            producer_batches.push(b);
         }
         auditing = auditing && auditor.push(batch, summary.as_ref().ok());
         ControlFlow::Continue(())
@@ -170,8 +175,7 @@ pub fn check_segment(
         offset_index: index_problem
             .unwrap_or_else(|| matcher.map_or(IndexHealth::Ok, |m| m.health())),
         time_index,
-        txn_index: IndexHealth::Ok,
-        control_batches,
+        txn_index: txn_check.finish(build.stop.is_none_or(|s| s.is_silent())),
         log_size,
         build,
         offset_index_entries,

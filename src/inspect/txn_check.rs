@@ -1,136 +1,142 @@
-//! Whether each segment's `.txnindex` agrees with the abort markers in its
-//! log. Producer state is replayed forward through the partition as the
-//! broker appended it; every ABORT marker closing a transaction with data
-//! must have its entry (producer, first offset, marker offset, last stable
-//! offset) in the `.txnindex` of the segment holding the marker, and no
-//! other entry may be there. A missing or short `.txnindex` below the
-//! recovery point is damage Kafka never repairs: `read_committed` consumers
-//! then receive the aborted records.
+//! Whether a segment's `.txnindex` agrees with the abort markers in its
+//! log, checked during the segment's one walk. Every ABORT marker that
+//! closes a transaction with data must have its entry (producer, first
+//! offset, marker offset, last stable offset), in order, and no other entry
+//! may be there. A missing or short `.txnindex` below the recovery point is
+//! damage Kafka never repairs: `read_committed` consumers then receive the
+//! aborted records.
 //!
-//! The replay starts from the producer snapshot at the first segment's base
-//! offset, or from nothing when the log starts at offset 0. Otherwise (and
-//! after a segment with a bad batch) a transaction's first offset and the
-//! last stable offset may depend on history that is gone; entries are then
-//! only matched to markers by producer and offset.
+//! The open transactions at the segment's base offset come from the
+//! producer snapshot the broker took there, or are none for a log starting
+//! at offset 0. Without either, a transaction's first offset and the last
+//! stable offset may depend on history that is gone: entries are then
+//! matched to markers by producer and offset, and checked where known.
 
-use std::collections::BTreeMap;
-use std::ops::ControlFlow;
-
-use super::producer_state::{ProducerState, for_each_producer_batch};
-use super::segment_check::{IndexHealth, SegmentCheck};
+use super::producer_state::ProducerBatch;
+use super::segment_check::IndexHealth;
+use super::txn_state::TxnTracker;
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::txn_index::{AbortedTxn, TXN_INDEX_ENTRY_SIZE, parse_txn_index};
-use crate::logdir::LogDirError;
 use crate::logdir::mapped::read_small;
+use crate::logdir::{LogDirError, Segment};
 
-/// The health of every segment's `.txnindex`, in order; `snapshots` are the
-/// partition's producer snapshot files by offset.
-pub fn check_txn_indexes(
-    checks: &[SegmentCheck],
-    snapshots: &BTreeMap<i64, Vec<u8>>,
-) -> Result<Vec<IndexHealth>, LogDirError> {
-    let has_txn_files = checks.iter().any(|c| c.segment.txn_index_path().exists());
-    if !has_txn_files && checks.iter().all(|c| c.control_batches == 0) {
-        return Ok(vec![IndexHealth::Ok; checks.len()]);
-    }
-    let first_base = checks.first().map_or(0, |c| c.segment.base_offset);
-    let snapshot = snapshots
-        .get(&first_base)
-        .and_then(|bytes| parse_producer_snapshot(bytes).ok());
-    let mut exact = snapshot.is_some() || first_base == 0;
-    let mut state = snapshot.map_or_else(
-        || ProducerState::empty(first_base),
-        |s| ProducerState::from_snapshot(&s, first_base),
-    );
-    let mut out = Vec::with_capacity(checks.len());
-    for check in checks {
-        let mut expected = Vec::new();
-        let mut abort_markers = Vec::new();
-        for_each_producer_batch(
-            &check.segment.log_path(),
-            check.build.valid_bytes,
-            check.producer_batches.as_deref(),
-            |b| {
-                if b.is_control && b.aborts {
-                    abort_markers.push((b.producer_id, b.base_offset));
-                }
-                expected.extend(state.apply(b));
-                ControlFlow::Continue(())
-            },
-        )?;
-        out.push(compare(check, &expected, &abort_markers, exact)?);
-        exact = exact && check.build.stop.is_none_or(|s| s.is_silent());
-    }
-    Ok(out)
+/// What is known of the open transactions at a segment's base offset.
+#[derive(Debug, Clone, Default)]
+pub struct TxnStart {
+    tracker: TxnTracker,
+    exact: bool,
 }
 
-/// The segment's `.txnindex` against the entries the replay expects.
-fn compare(
-    check: &SegmentCheck,
-    expected: &[AbortedTxn],
-    abort_markers: &[(i64, i64)],
-    exact: bool,
-) -> Result<IndexHealth, LogDirError> {
-    let path = check.segment.txn_index_path();
-    let bytes = if path.exists() {
-        read_small(&path, 1 << 30)?
-    } else {
-        Vec::new()
-    };
-    let inconsistent = |m: String| Ok(IndexHealth::Inconsistent(m));
-    if bytes.len() % TXN_INDEX_ENTRY_SIZE != 0 {
-        return inconsistent(format!(
-            "{} bytes is not a whole number of {TXN_INDEX_ENTRY_SIZE}-byte entries",
-            bytes.len()
-        ));
+impl TxnStart {
+    /// Nothing is known.
+    pub fn unknown() -> Self {
+        Self::default()
     }
-    let on_disk = parse_txn_index(&bytes).map_err(|e| LogDirError::format(&path, e))?;
-    for pair in on_disk.windows(2) {
-        if let [a, b] = pair {
-            if a.last_offset >= b.last_offset {
-                return inconsistent(format!(
+
+    /// For the segment at `base_offset`: from the producer snapshot taken
+    /// there (its bytes, if the file exists and parses), or none open when
+    /// the log starts at offset 0.
+    pub fn at(base_offset: i64, snapshot: Option<&[u8]>) -> Self {
+        match snapshot.and_then(|b| parse_producer_snapshot(b).ok()) {
+            Some(s) => Self {
+                tracker: TxnTracker::from_snapshot(&s),
+                exact: true,
+            },
+            None => Self {
+                tracker: TxnTracker::default(),
+                exact: base_offset == 0,
+            },
+        }
+    }
+}
+
+/// Follows one segment's valid batches and judges its `.txnindex`.
+#[derive(Debug)]
+pub struct TxnIndexCheck {
+    start: TxnStart,
+    on_disk: Vec<AbortedTxn>,
+    next: usize,
+    problem: Option<String>,
+}
+
+impl TxnIndexCheck {
+    /// Reads the segment's `.txnindex` (absent: no entries).
+    pub fn new(segment: &Segment, start: TxnStart) -> Result<Self, LogDirError> {
+        let path = segment.txn_index_path();
+        let bytes = if path.exists() {
+            read_small(&path, 1 << 30)?
+        } else {
+            Vec::new()
+        };
+        let on_disk = parse_txn_index(&bytes).map_err(|e| LogDirError::format(&path, e))?;
+        let problem = if bytes.len() % TXN_INDEX_ENTRY_SIZE != 0 {
+            Some(format!(
+                "{} bytes is not a whole number of {TXN_INDEX_ENTRY_SIZE}-byte entries",
+                bytes.len()
+            ))
+        } else {
+            on_disk.windows(2).find_map(|w| match w {
+                [a, b] if a.last_offset >= b.last_offset => Some(format!(
                     "entry at offset {} does not come after the one at {}",
                     b.last_offset, a.last_offset
-                ));
-            }
-        }
+                )),
+                _ => None,
+            })
+        };
+        Ok(Self {
+            start,
+            on_disk,
+            next: 0,
+            problem,
+        })
     }
-    let found = |e: &AbortedTxn| {
-        on_disk
-            .iter()
-            .find(|d| d.producer_id == e.producer_id && d.last_offset == e.last_offset)
-    };
-    for e in expected {
-        let Some(d) = found(e) else {
-            return inconsistent(format!(
+
+    /// Takes the next valid batch carrying a producer id.
+    pub fn batch(&mut self, b: &ProducerBatch) {
+        let expected = self.start.tracker.apply(b);
+        if !(b.is_control && b.aborts) || self.problem.is_some() {
+            return;
+        }
+        let found = self
+            .on_disk
+            .get(self.next)
+            .filter(|d| d.producer_id == b.producer_id && d.last_offset == b.base_offset)
+            .copied();
+        self.problem = match (expected, found) {
+            (Some(e), Some(d)) => {
+                let lso_differs = self.start.exact && d.last_stable_offset != e.last_stable_offset;
+                (d.first_offset != e.first_offset || lso_differs).then(|| format!(
+                    "entry for producer {} at offset {} says first offset {} and last stable offset {}; the log gives {} and {}",
+                    d.producer_id, d.last_offset, d.first_offset, d.last_stable_offset, e.first_offset, e.last_stable_offset
+                ))
+            }
+            (Some(e), None) => Some(format!(
                 "no entry for producer {}'s transaction aborted at offset {} (first offset {}): read_committed consumers receive its records",
                 e.producer_id, e.last_offset, e.first_offset
-            ));
-        };
-        let lso_differs = exact && d.last_stable_offset != e.last_stable_offset;
-        if d.first_offset != e.first_offset || lso_differs {
-            return inconsistent(format!(
-                "entry for producer {} at offset {} says first offset {} and last stable offset {}; the log gives {} and {}",
-                d.producer_id,
-                d.last_offset,
-                d.first_offset,
-                d.last_stable_offset,
-                e.first_offset,
-                e.last_stable_offset
-            ));
-        }
-    }
-    for d in &on_disk {
-        let marker = abort_markers.contains(&(d.producer_id, d.last_offset));
-        let known = expected
-            .iter()
-            .any(|e| e.producer_id == d.producer_id && e.last_offset == d.last_offset);
-        if !known && (exact || !marker) {
-            return inconsistent(format!(
-                "entry for producer {} at offset {} matches no aborted transaction in this segment",
+            )),
+            (None, Some(d)) if self.start.exact => Some(format!(
+                "entry for producer {} at offset {}, whose transaction had no data",
                 d.producer_id, d.last_offset
-            ));
+            )),
+            (None, _) => None,
+        };
+        if found.is_some() {
+            self.next += 1;
         }
     }
-    Ok(IndexHealth::Ok)
+
+    /// The verdict once the walk is over; `walked_all`: it reached the end
+    /// of the data (past a bad batch, entries cannot be matched).
+    pub fn finish(self, walked_all: bool) -> IndexHealth {
+        let leftover = self.on_disk.get(self.next).filter(|_| walked_all).map(|d| {
+            format!(
+                "entry for producer {} at offset {} matches no ABORT marker in this segment",
+                d.producer_id, d.last_offset
+            )
+        });
+        match self.problem.or(leftover) {
+            Some(problem) => IndexHealth::Inconsistent(problem),
+            None => IndexHealth::Ok,
+        }
+    }
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use kseg::inspect::producer_state::{BatchBudget, PRODUCER_BATCHES_IN_MEMORY};
 use kseg::inspect::segment_check::{SegmentCheckOptions, check_segment};
+use kseg::inspect::txn_check::TxnStart;
 use kseg::logdir::{CachePolicy, Partition};
 
 use super::corpus::{cases, index_interval};
@@ -190,7 +191,7 @@ fn per_segment_recovery_matches_logsegment_recover() {
                 producer_batches_in_memory: PRODUCER_BATCHES_IN_MEMORY,
             };
             let budget = BatchBudget::new(options.producer_batches_in_memory);
-            let check = check_segment(segment, &options, &budget).unwrap();
+            let check = check_segment(segment, &options, &budget, TxnStart::unknown()).unwrap();
             let label = format!("{} segment {}", case.name, segment.base_offset);
             assert_eq!(kafka["sizeBefore"], check.log_size, "{label}");
             assert_eq!(
