@@ -265,3 +265,39 @@ fn memory_stays_flat_on_a_large_file_of_garbage_batches() {
         );
     }
 }
+
+/// A SIGBUS (a mapped file truncated by another process) ends kseg with a
+/// message and exit code 2, not a crash. The signal is sent directly here:
+/// a truncation cannot be timed against kseg's reads.
+#[test]
+fn a_sigbus_is_reported_with_exit_code_2() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let log = super::util::classic().join("00000000000000000000.log");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kseg"))
+        .args(["dump", "--print-data-log", log.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once output arrives the handler is installed; kseg then fills the
+    // pipe (megabytes of records) and waits for it to drain.
+    let mut first = [0u8; 1];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: sends a signal to our own child.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGBUS) }, 0);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{:?}", out.status);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("a file shrank while kseg was reading it (SIGBUS)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
