@@ -17,7 +17,7 @@ use kseg::logdir::chunked::walk_batches;
 use kseg::logdir::file_name::{
     FileKind, classify_contents, parse_base_offset, parse_kraft_snapshot, segment_file_name,
 };
-use kseg::logdir::mapped::read_small;
+use kseg::logdir::mapped::{INDEX_READ_LIMIT, read_small};
 use kseg::logdir::{CachePolicy, LogDirError, MappedFile, PageCacheGuard};
 use kseg::render::dump::RecordOptions;
 use kseg::render::{ByteEncoding, DumpPrinter, OutputFormat};
@@ -25,9 +25,6 @@ use std::ops::ControlFlow;
 
 use crate::cli::{DumpArgs, EncodingArg};
 use crate::exit_code::ExitCode;
-
-/// Index files are read whole; a broker never writes one over this size.
-const INDEX_READ_LIMIT: u64 = 1 << 31;
 
 type Printer<'a> = DumpPrinter<BufWriter<io::StdoutLock<'a>>>;
 

@@ -2,7 +2,7 @@
 //! would, check existing ones, or write the ones that differ.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use comfy_table::Table;
@@ -15,8 +15,9 @@ use kseg::inspect::index_build::{StopReason, build_indexes_from_file};
 use kseg::inspect::index_compare::{
     IndexStatus, compare, offset_index_consistent, time_index_consistent,
 };
+use kseg::logdir::mapped::{INDEX_READ_LIMIT, read_small};
 use kseg::logdir::target::{Target, resolve};
-use kseg::logdir::{CachePolicy, MappedFile, Segment};
+use kseg::logdir::{CachePolicy, LogDirError, MappedFile, Segment};
 use kseg::repair::{Backup, lock_log_dirs, replace_file};
 
 use crate::cli::RebuildIndexArgs;
@@ -91,8 +92,8 @@ fn check_segment(segment: &Segment, args: &RebuildIndexArgs) -> anyhow::Result<S
     )?;
     let index_bytes = build.offset_index_bytes(segment.base_offset);
     let time_bytes = build.time_index_bytes(segment.base_offset);
-    let existing_index = std::fs::read(segment.offset_index_path()).ok();
-    let existing_time = std::fs::read(segment.time_index_path()).ok();
+    let existing_index = read_existing(&segment.offset_index_path())?;
+    let existing_time = read_existing(&segment.time_index_path())?;
     let mut index_status = match compare(existing_index.as_deref(), &index_bytes, 8) {
         // An empty offset index only makes lookups scan from position 0: a
         // chunk appended by a follower or the cleaner can leave it so.
@@ -160,6 +161,14 @@ fn check_segment(segment: &Segment, args: &RebuildIndexArgs) -> anyhow::Result<S
             },
         ],
     })
+}
+
+/// An index file's bytes, `None` when it does not exist (any other failure
+/// to read it is an error, not a missing file to write).
+fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, LogDirError> {
+    path.exists()
+        .then(|| read_small(path, INDEX_READ_LIMIT))
+        .transpose()
 }
 
 /// Runs `kseg rebuild-index`.

@@ -229,9 +229,7 @@ impl IndexBuilder {
 
     /// Takes the next batch; false once recovery would stop here.
     pub fn push(&mut self, batch: &FileBatch<'_>) -> bool {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let summary = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
-        self.scratch = scratch;
+        let summary = batch.summary(&mut self.scratch, DEFAULT_DECOMPRESS_LIMIT);
         self.push_summarized(batch, summary.as_ref().map_err(|e| *e))
     }
 

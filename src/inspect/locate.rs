@@ -9,7 +9,7 @@ use crate::format::index_search::SearchTrace;
 use crate::format::offset_index::{OFFSET_INDEX_ENTRY_SIZE, OffsetIndex};
 use crate::format::time_index::{TIME_INDEX_ENTRY_SIZE, TimeIndex};
 use crate::format::{BatchSummary, FileBatch, SummaryIter};
-use crate::logdir::Segment;
+use crate::logdir::{CachePolicy, MappedFile, Segment};
 
 /// A batch as the scan saw it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -130,8 +130,8 @@ impl IndexStep {
 /// Loads a segment's offset index and runs the floor search.
 fn offset_index_step(segment: &Segment, target: i64, count: EntryCount) -> IndexStep {
     let mut step = IndexStep::empty(segment.base_offset, segment.base_offset, 0);
-    let bytes = match std::fs::read(segment.offset_index_path()) {
-        Ok(b) => b,
+    let file = match MappedFile::open(&segment.offset_index_path(), CachePolicy::Restore) {
+        Ok(f) => f,
         Err(e) => {
             step.problem = Some(format!(
                 "cannot read the offset index ({e}); scanning the segment from position 0"
@@ -139,7 +139,7 @@ fn offset_index_step(segment: &Segment, target: i64, count: EntryCount) -> Index
             return step;
         }
     };
-    let index = OffsetIndex::new(&bytes, segment.base_offset);
+    let index = OffsetIndex::new(file.bytes(), segment.base_offset);
     if let Err(e) = index.sanity_check() {
         step.problem = Some(format!(
             "{}; scanning the segment from position 0",
@@ -214,12 +214,12 @@ pub fn scan_next_segment(segment: &Segment, log: &[u8], target: i64) -> ScanStep
 /// The time-index step: the floor entry for `target` ((-1, base) when none).
 pub fn time_index_step(segment: &Segment, target: i64, count: EntryCount) -> IndexStep {
     let mut step = IndexStep::empty(-1, segment.base_offset, -1);
-    let Ok(bytes) = std::fs::read(segment.time_index_path()) else {
+    let Ok(file) = MappedFile::open(&segment.time_index_path(), CachePolicy::Restore) else {
         step.problem =
             Some("the time index is missing; starting from the segment's base offset".into());
         return step;
     };
-    let index = TimeIndex::new(&bytes, segment.base_offset);
+    let index = TimeIndex::new(file.bytes(), segment.base_offset);
     step.entries = count.pick(index.live_entries(), index.kafka_entries());
     let (entry, trace) = index.lookup(target, step.entries);
     step.searched(trace, TIME_INDEX_ENTRY_SIZE);
@@ -289,10 +289,10 @@ pub fn find_by_timestamp(
 /// empty), as Kafka's `readNextOffset` finds it: from the last offset-index
 /// entry's batch onwards (from the start when the index cannot be used).
 pub fn next_offset(segment: &Segment, log: &[u8]) -> i64 {
-    let last_entry = std::fs::read(segment.offset_index_path())
+    let last_entry = MappedFile::open(&segment.offset_index_path(), CachePolicy::Restore)
         .ok()
-        .and_then(|bytes| {
-            let index = OffsetIndex::new(&bytes, segment.base_offset);
+        .and_then(|file| {
+            let index = OffsetIndex::new(file.bytes(), segment.base_offset);
             index.sanity_check().ok()?;
             index
                 .live_entries()

@@ -41,7 +41,7 @@ pub struct PartitionReport {
 /// Whether writing `aborted` as a `.txnindex` whose file holds `now` (absent:
 /// `None`) changes it: Kafka empties an existing file and creates a missing
 /// one only for a first entry.
-pub fn txn_index_changes(now: Option<&[u8]>, aborted: &[AbortedTxn]) -> bool {
+fn txn_index_changes(now: Option<&[u8]>, aborted: &[AbortedTxn]) -> bool {
     match now {
         Some(bytes) => bytes != encode_txn_index(aborted).as_slice(),
         None => !aborted.is_empty(),

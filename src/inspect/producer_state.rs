@@ -182,6 +182,9 @@ pub fn for_each_producer_batch(
         if batch.position + batch.bytes.len() as u64 > len {
             return ControlFlow::Break(());
         }
+        if batch.is_legacy() {
+            return ControlFlow::Continue(()); // no producer ids before magic 2
+        }
         match batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT) {
             Ok(s) => ProducerBatch::of(batch, &s).map_or(ControlFlow::Continue(()), |b| visit(&b)),
             Err(_) => ControlFlow::Continue(()),

@@ -179,9 +179,13 @@ fn recover(check: &SegmentCheck, why: RecoverWhy) -> SegmentAction {
         offset_index_entries: if emptied {
             0
         } else {
-            check.offset_index_entries
+            check.build.offset_entry_count
         },
-        time_index_entries: if emptied { 0 } else { check.time_index_entries },
+        time_index_entries: if emptied {
+            0
+        } else {
+            check.build.time_entry_count
+        },
         stopped_by: check.build.stop.as_ref().map(stop_words),
     }
 }

@@ -13,11 +13,8 @@ use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
 use crate::format::time_index::TimeIndex;
 use crate::logdir::chunked::walk_batches;
-use crate::logdir::mapped::read_small;
+use crate::logdir::mapped::{INDEX_READ_LIMIT, read_small};
 use crate::logdir::{CachePolicy, LogDirError, PageCacheGuard, Segment};
-
-/// Index files are read whole; a broker never writes one over this size.
-const INDEX_READ_LIMIT: u64 = 1 << 31;
 
 /// What is wrong with an index file, if anything.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -53,10 +50,6 @@ pub struct SegmentCheck {
     /// entries rather than keeping them, so that memory stays flat on any
     /// partition (writing rebuilds them from the `.log`).
     pub build: IndexBuild,
-    /// Entries of the `.index` recovery would write.
-    pub offset_index_entries: usize,
-    /// Entries of the `.timeindex` recovery would write.
-    pub time_index_entries: usize,
     /// What the header (and with `deep`, record) walk found beyond recovery's checks.
     pub audit: BatchAudit,
     /// State of the `.index`.
@@ -169,8 +162,6 @@ pub fn check_segment(
     }
     let build = builder.finish();
     let time_index = time_index_health(segment, &build)?;
-    let offset_index_entries = build.offset_entry_count;
-    let time_index_entries = build.time_entry_count;
     Ok(SegmentCheck {
         offset_index: index_problem
             .unwrap_or_else(|| matcher.map_or(IndexHealth::Ok, |m| m.health())),
@@ -178,8 +169,6 @@ pub fn check_segment(
         txn_index: txn_check.finish(build.stop.is_none_or(|s| s.is_silent())),
         log_size,
         build,
-        offset_index_entries,
-        time_index_entries,
         audit: auditor.finish(),
         tail_records,
         producer_batches: producer_batches.finish(),

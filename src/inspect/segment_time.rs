@@ -7,7 +7,7 @@ use super::locate::EntryCount;
 use crate::format::SummaryIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::time_index::TimeIndex;
-use crate::logdir::Segment;
+use crate::logdir::{CachePolicy, MappedFile, Segment};
 
 /// Where Kafka's largest timestamp of a segment comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -41,10 +41,10 @@ pub fn largest_timestamp(
     active: bool,
     count: EntryCount,
 ) -> KafkaTimestamp {
-    let from_index = std::fs::read(segment.time_index_path())
+    let from_index = MappedFile::open(&segment.time_index_path(), CachePolicy::Restore)
         .ok()
-        .and_then(|bytes| {
-            let index = TimeIndex::new(&bytes, segment.base_offset);
+        .and_then(|file| {
+            let index = TimeIndex::new(file.bytes(), segment.base_offset);
             let last = match count {
                 EntryCount::Live => index.last_entry(),
                 EntryCount::AsOpened => index

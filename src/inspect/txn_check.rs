@@ -71,14 +71,17 @@ impl TxnIndexCheck {
         let on_disk = parse_txn_index(&bytes).map_err(|e| LogDirError::format(&path, e))?;
         let problem = if bytes.len() % TXN_INDEX_ENTRY_SIZE != 0 {
             Some(format!(
-                "{} bytes is not a whole number of {TXN_INDEX_ENTRY_SIZE}-byte entries",
-                bytes.len()
+                "{} bytes is not a whole number of {TXN_INDEX_ENTRY_SIZE}-byte entries: a torn entry at byte {}",
+                bytes.len(),
+                bytes.len() - bytes.len() % TXN_INDEX_ENTRY_SIZE
             ))
         } else {
-            on_disk.windows(2).find_map(|w| match w {
+            on_disk.windows(2).enumerate().find_map(|(i, w)| match w {
                 [a, b] if a.last_offset >= b.last_offset => Some(format!(
-                    "entry at offset {} does not come after the one at {}",
-                    b.last_offset, a.last_offset
+                    "the entry at byte {} (offset {}) does not come after the one before it (offset {})",
+                    (i + 1) * TXN_INDEX_ENTRY_SIZE,
+                    b.last_offset,
+                    a.last_offset
                 )),
                 _ => None,
             })
@@ -102,20 +105,21 @@ impl TxnIndexCheck {
             .get(self.next)
             .filter(|d| d.producer_id == b.producer_id && d.last_offset == b.base_offset)
             .copied();
+        let entry_byte = self.next * TXN_INDEX_ENTRY_SIZE;
         self.problem = match (expected, found) {
             (Some(e), Some(d)) => {
                 let lso_differs = self.start.exact && d.last_stable_offset != e.last_stable_offset;
                 (d.first_offset != e.first_offset || lso_differs).then(|| format!(
-                    "entry for producer {} at offset {} says first offset {} and last stable offset {}; the log gives {} and {}",
-                    d.producer_id, d.last_offset, d.first_offset, d.last_stable_offset, e.first_offset, e.last_stable_offset
+                    "the entry at byte {entry_byte} (producer {}, offset {}) says first offset {} and last stable offset {}; the log (ABORT marker at byte {} of the .log) gives {} and {}",
+                    d.producer_id, d.last_offset, d.first_offset, d.last_stable_offset, b.position, e.first_offset, e.last_stable_offset
                 ))
             }
             (Some(e), None) => Some(format!(
-                "no entry for producer {}'s transaction aborted at offset {} (first offset {}): read_committed consumers receive its records",
-                e.producer_id, e.last_offset, e.first_offset
+                "no entry for producer {}'s transaction aborted at offset {} (ABORT marker at byte {} of the .log, first offset {}): read_committed consumers receive its records",
+                e.producer_id, e.last_offset, b.position, e.first_offset
             )),
             (None, Some(d)) if self.start.exact => Some(format!(
-                "entry for producer {} at offset {}, whose transaction had no data",
+                "the entry at byte {entry_byte} (producer {}, offset {}) is for a transaction that had no data",
                 d.producer_id, d.last_offset
             )),
             (None, _) => None,
@@ -128,9 +132,10 @@ impl TxnIndexCheck {
     /// The verdict once the walk is over; `walked_all`: it reached the end
     /// of the data (past a bad batch, entries cannot be matched).
     pub fn finish(self, walked_all: bool) -> IndexHealth {
+        let entry_byte = self.next * TXN_INDEX_ENTRY_SIZE;
         let leftover = self.on_disk.get(self.next).filter(|_| walked_all).map(|d| {
             format!(
-                "entry for producer {} at offset {} matches no ABORT marker in this segment",
+                "the entry at byte {entry_byte} (producer {}, offset {}) matches no ABORT marker in this segment",
                 d.producer_id, d.last_offset
             )
         });

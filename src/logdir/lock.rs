@@ -39,14 +39,19 @@ pub fn lock_holder(log_dir: &Path) -> io::Result<Option<LockHolder>> {
     if let Some(holder) = record_lock_holder(&file)? {
         return Ok(Some(holder));
     }
-    // SAFETY: flock on a descriptor we own; released when `file` closes.
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc == 0 {
-        return Ok(None);
+    Ok((!try_flock(&file)?).then_some(LockHolder::Flock))
+}
+
+/// Takes an exclusive `flock` on `file` without waiting (held until it
+/// closes); false when another open file holds one.
+pub fn try_flock(file: &File) -> io::Result<bool> {
+    // SAFETY: flock on a descriptor the caller owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(true);
     }
     let err = io::Error::last_os_error();
     if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-        return Ok(Some(LockHolder::Flock));
+        return Ok(false);
     }
     Err(err)
 }

@@ -69,6 +69,10 @@ impl MappedFile {
     }
 }
 
+/// Index files are at most this big when read whole: a broker never writes
+/// one larger (`segment.index.bytes` is an int).
+pub const INDEX_READ_LIMIT: u64 = 1 << 31;
+
 /// Reads a small file (index, checkpoint, snapshot) wholly into memory,
 /// refusing anything over `limit` bytes.
 pub fn read_small(path: &Path, limit: u64) -> Result<Vec<u8>, LogDirError> {

@@ -8,7 +8,7 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
-use crate::logdir::lock::{LockHolder, record_lock_holder};
+use crate::logdir::lock::{LockHolder, record_lock_holder, try_flock};
 
 /// `<log dir>/.lock`, held until dropped. A POSIX record lock is released
 /// when the process closes any descriptor of the file, so nothing else in
@@ -42,13 +42,8 @@ impl LogDirLock {
             let holder = record_lock_holder(&file)?.unwrap_or(LockHolder::RecordLock(None));
             return Err(locked(&path, holder));
         }
-        // SAFETY: flock on a descriptor we own; released when it closes.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            let err = io::Error::last_os_error();
-            if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-                return Err(locked(&path, LockHolder::Flock));
-            }
-            return Err(err);
+        if !try_flock(&file)? {
+            return Err(locked(&path, LockHolder::Flock));
         }
         Ok(Self { _file: file })
     }

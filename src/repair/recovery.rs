@@ -72,12 +72,13 @@ pub fn apply_recovery(
                         build_indexes_from_file(&s.log_path(), s.base_offset, interval, true)
                             .map_err(io::Error::other)?;
                     if build.valid_bytes != *valid_bytes
-                        || build.offset_entries.len() != *offset_index_entries
-                        || build.time_entries.len() != *time_index_entries
+                        || build.offset_entry_count != *offset_index_entries
+                        || build.time_entry_count != *time_index_entries
                     {
                         return Err(io::Error::other(format!(
-                            "{} changed since it was checked; nothing more was changed (run recover again)",
-                            s.log_path().display()
+                            "{} changed since it was checked: its valid data now ends at byte {}, not {valid_bytes}; nothing more was changed (run recover again)",
+                            s.log_path().display(),
+                            build.valid_bytes
                         )));
                     }
                     (

@@ -201,11 +201,11 @@ fn per_segment_recovery_matches_logsegment_recover() {
             );
             assert_eq!(kafka["validSizeAfter"], check.build.valid_bytes, "{label}");
             assert_eq!(
-                kafka["offsetIndexEntries"], check.offset_index_entries,
+                kafka["offsetIndexEntries"], check.build.offset_entry_count,
                 "{label}"
             );
             assert_eq!(
-                kafka["timeIndexEntries"], check.time_index_entries,
+                kafka["timeIndexEntries"], check.build.time_entry_count,
                 "{label}"
             );
             assert_eq!(kafka["readNextOffset"], check.build.next_offset, "{label}");
@@ -390,7 +390,7 @@ fn verify_finds_a_txnindex_that_disagrees_with_the_log() {
         (
             "another last stable offset",
             Some(other_lso),
-            "the log gives",
+            "the entry at byte 0 (producer 7122, offset 52) says first offset 25 and last stable offset 34; the log (ABORT marker at byte 3664 of the .log) gives 25 and 35",
         ),
     ];
     for (damage, bytes, expected) in damages {

@@ -16,14 +16,18 @@ fn kseg_holds_the_lock_a_broker_would_need() {
         log_dir.join(".lock").exists(),
         "created as the broker creates it"
     );
+    let backup = tmp.path().join("backup");
+    let recover = || {
+        kseg([
+            "recover",
+            "--apply",
+            "--backup-dir",
+            backup.to_str().unwrap(),
+            log_dir.to_str().unwrap(),
+        ])
+    };
     // Another process asks the way a broker's tryLock conflicts: F_GETLK.
-    let out = kseg([
-        "recover",
-        "--apply",
-        "--backup-dir",
-        tmp.path().join("backup").to_str().unwrap(),
-        log_dir.to_str().unwrap(),
-    ]);
+    let out = recover();
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(&format!("is locked by process {}", std::process::id())),
@@ -31,12 +35,6 @@ fn kseg_holds_the_lock_a_broker_would_need() {
         stderr(&out)
     );
     drop(held);
-    let out = kseg([
-        "recover",
-        "--apply",
-        "--backup-dir",
-        tmp.path().join("backup").to_str().unwrap(),
-        log_dir.to_str().unwrap(),
-    ]);
+    let out = recover();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
