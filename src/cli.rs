@@ -123,7 +123,7 @@ pub struct GenerateArgs {
 /// Options shared by commands that write into partition directories.
 #[derive(Debug, Args)]
 pub struct WriteArgs {
-    /// Where copies of replaced files go [default: ./kseg-backup-<unix time>]
+    /// Where copies of replaced files go; must not exist yet [default: a new ./kseg-backup-<unix ms>-<pid>]
     #[arg(long, value_name = "DIR")]
     pub backup_dir: Option<PathBuf>,
     /// Write even if a process holds the log dir's .lock (dangerous)
@@ -134,16 +134,21 @@ pub struct WriteArgs {
 /// Arguments of `kseg rebuild-index`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "The rebuilt files match Kafka's byte for byte only when --index-interval-bytes \
-equals the topic's index.interval.bytes (default 4096)."
+    after_help = "The rebuilt files match Kafka's byte for byte only with the topic's \
+index.interval.bytes: by default kseg infers it from the offset indexes Kafka already wrote \
+(and says so); pass --index-interval-bytes when none can tell it. An index that differs \
+from the rebuild but is consistent with the log (grouped by a follower or the cleaner) is \
+left alone unless --force."
 )]
 pub struct RebuildIndexArgs {
     /// A segment .log, a partition directory or a log dir
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// The topic's index.interval.bytes
-    #[arg(long, value_name = "N", default_value_t = 4096)]
-    pub index_interval_bytes: u64,
+    /// The topic's index.interval.bytes, or `auto`: inferred from the
+    /// partition's existing offset indexes (4096, Kafka's default, when
+    /// they tell nothing)
+    #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = parse_index_interval)]
+    pub index_interval_bytes: IndexIntervalArg,
     /// Compare existing indexes with the rebuild and write nothing (exit 1 if any differ)
     #[arg(long)]
     pub check: bool,
@@ -165,6 +170,19 @@ pub struct RebuildIndexArgs {
     /// Write options
     #[command(flatten)]
     pub write: WriteArgs,
+}
+
+/// `--index-interval-bytes`: a number of bytes, or `None` for `auto`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexIntervalArg(pub Option<u64>);
+
+fn parse_index_interval(s: &str) -> Result<IndexIntervalArg, String> {
+    if s == "auto" {
+        return Ok(IndexIntervalArg(None));
+    }
+    s.parse::<u64>()
+        .map(|n| IndexIntervalArg(Some(n)))
+        .map_err(|_| format!("expected a number of bytes or `auto`, not {s:?}"))
 }
 
 /// Arguments of `kseg locate`.
@@ -215,9 +233,11 @@ pub struct RecoveryTargetArgs {
     /// Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]
     #[arg(long, value_name = "OFFSET")]
     pub recovery_point: Option<i64>,
-    /// The topic's index.interval.bytes (for the indexes recovery rebuilds)
-    #[arg(long, value_name = "N", default_value_t = 4096)]
-    pub index_interval_bytes: u64,
+    /// The topic's index.interval.bytes (for the indexes recovery
+    /// rebuilds), or `auto`: inferred from the partition's existing offset
+    /// indexes (4096, Kafka's default, when they tell nothing)
+    #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = parse_index_interval)]
+    pub index_interval_bytes: IndexIntervalArg,
     /// Also decompress and decode every record and check it against its batch
     #[arg(long)]
     pub deep: bool,

@@ -32,27 +32,28 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The backup directory for a writing command: the one asked for, or
-/// `./kseg-backup-<unix time>`. Never inside a log dir, where the broker
-/// would take it for a partition and refuse to start.
-pub fn backup_dir(
+/// Creates the backup directory of a writing command: the one asked for
+/// (which must not exist yet), or a new `./kseg-backup-<unix ms>-<pid>`
+/// (with `-2`, `-3`, … appended if taken), so runs in a loop or in parallel
+/// never share one. Never inside a log dir, where the broker would take it
+/// for a partition and refuse to start.
+pub fn create_backup(
     asked: Option<&std::path::Path>,
     log_dirs: &[std::path::PathBuf],
-) -> anyhow::Result<std::path::PathBuf> {
+) -> anyhow::Result<kseg::repair::Backup> {
     let dir = match asked {
         Some(dir) => dir.to_path_buf(),
         None => {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            std::path::PathBuf::from(format!("kseg-backup-{now}"))
+                .map_or(0, |d| d.as_millis());
+            std::path::PathBuf::from(format!("kseg-backup-{now}-{}", std::process::id()))
         }
     };
     let absolute = std::path::absolute(&dir)?;
     for log_dir in log_dirs {
-        if absolute.parent() == Some(std::path::absolute(log_dir)?.as_path())
-            || absolute.starts_with(std::path::absolute(log_dir)?)
-        {
+        let log_dir_absolute = std::path::absolute(log_dir)?;
+        if absolute.starts_with(&log_dir_absolute) {
             anyhow::bail!(
                 "backup directory {} is inside log dir {}; Kafka would refuse to start with it there. Pass --backup-dir elsewhere",
                 absolute.display(),
@@ -60,7 +61,10 @@ pub fn backup_dir(
             );
         }
     }
-    Ok(dir)
+    Ok(match asked {
+        Some(_) => kseg::repair::Backup::create(&dir)?,
+        None => kseg::repair::Backup::create_unique(&dir)?,
+    })
 }
 
 /// A byte-count progress bar on stderr, or a hidden one when stderr is not a

@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 
 use kseg::logdir::target::resolve;
+use kseg::repair::lock_log_dirs;
 use kseg::repair::recovery::apply_recovery;
-use kseg::repair::{Backup, lock_log_dirs};
 
+use super::verify::Checked;
 use crate::cli::RecoverArgs;
 use crate::exit_code::ExitCode;
 
@@ -40,19 +41,23 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
             ExitCode::Findings
         });
     }
-    let log_dirs: Vec<PathBuf> = reports.iter().map(|r| r.partition.log_dir()).collect();
-    let mut backup = Backup::create(&super::backup_dir(
-        args.write.backup_dir.as_deref(),
-        &log_dirs,
-    )?)?;
-    for r in &reports {
+    let log_dirs: Vec<PathBuf> = reports
+        .iter()
+        .map(|c| c.report.partition.log_dir())
+        .collect();
+    let mut backup = super::create_backup(args.write.backup_dir.as_deref(), &log_dirs)?;
+    for Checked {
+        report: r,
+        interval,
+    } in &reports
+    {
         apply_recovery(
             &r.partition.dir,
             &r.plan,
             &r.checks,
             &r.snapshots,
             &r.state.leader_epochs,
-            args.target.index_interval_bytes,
+            interval.bytes,
             &mut backup,
         )?;
     }

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
+use kseg::inspect::index_interval::{IndexInterval, choose_interval};
 use kseg::inspect::partition_check::{LoadInputs, PartitionReport, check_partition};
 use kseg::inspect::producer_state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry};
 use kseg::inspect::recovery::SegmentAction;
@@ -17,18 +18,25 @@ use kseg::inspect::segment_check::SegmentCheckOptions;
 use kseg::logdir::lock::lock_holder;
 use kseg::logdir::target::resolve;
 use kseg::logdir::{CachePolicy, LogDirError};
+use kseg::render::index_rebuild::interval_source_json;
 use kseg::render::recovery::write_plan;
 
 use crate::cli::{PageCacheArg, RecoveryTargetArgs, VerifyArgs};
 use crate::exit_code::ExitCode;
 
+/// One partition, checked, with the `index.interval.bytes` its rebuilt
+/// indexes use.
+pub struct Checked {
+    /// What the check found and what Kafka will do.
+    pub report: PartitionReport,
+    /// The interval recovery rebuilds indexes with, and where it came from.
+    pub interval: IndexInterval,
+}
+
 /// Checks every partition the paths name (partitions and their segments in
 /// parallel), with a progress bar on a terminal. `locked_by_us`: kseg holds
 /// the log dirs' locks itself (asking about them would release them).
-pub fn analyse(
-    args: &RecoveryTargetArgs,
-    locked_by_us: bool,
-) -> anyhow::Result<Vec<PartitionReport>> {
+pub fn analyse(args: &RecoveryTargetArgs, locked_by_us: bool) -> anyhow::Result<Vec<Checked>> {
     let mut targets = Vec::new();
     for path in &args.paths {
         targets.extend(resolve(path)?);
@@ -80,17 +88,19 @@ pub fn analyse(
             } else {
                 CachePolicy::Keep
             };
-            check_partition(
+            let interval = choose_interval(&target.partition, args.index_interval_bytes.0)?;
+            let report = check_partition(
                 &target.partition,
                 &SegmentCheckOptions {
-                    interval: args.index_interval_bytes,
+                    interval: interval.bytes,
                     deep: args.deep,
                     cache,
                     producer_batches_in_memory: PRODUCER_BATCHES_IN_MEMORY,
                 },
                 &load,
                 &|n| bar.inc(n),
-            )
+            )?;
+            Ok::<_, LogDirError>(Checked { report, interval })
         })
         .collect::<Result<Vec<_>, _>>()?;
     bar.finish_and_clear();
@@ -108,7 +118,7 @@ pub fn marked_for_deletion(paths: &[std::path::PathBuf]) -> Vec<std::path::PathB
 }
 
 /// Prints the reports; returns whether every partition is clean.
-pub fn print_reports(reports: &[PartitionReport], json_output: bool) -> anyhow::Result<bool> {
+pub fn print_reports(checked: &[Checked], json_output: bool) -> anyhow::Result<bool> {
     let mut out = std::io::stdout().lock();
     let mut clean = true;
     let mut table = Table::new();
@@ -121,7 +131,11 @@ pub fn print_reports(reports: &[PartitionReport], json_output: bool) -> anyhow::
         "unseen damage",
         "stray files",
     ]);
-    for r in reports {
+    for Checked {
+        report: r,
+        interval,
+    } in checked
+    {
         let stray: Vec<String> = r
             .partition
             .stray
@@ -135,7 +149,8 @@ pub fn print_reports(reports: &[PartitionReport], json_output: bool) -> anyhow::
                 &mut out,
                 &json!({"type": "partition", "partition": r.partition.name(), "dir": r.partition.dir.display().to_string(),
                     "recoveryPointSource": r.recovery_point_source, "strayFiles": stray,
-                    "snapshotsMissing": r.snapshots_missing, "plan": r.plan}),
+                    "snapshotsMissing": r.snapshots_missing, "plan": r.plan,
+                    "indexInterval": {"bytes": interval.bytes, "source": interval_source_json(&interval.source)}}),
             )?;
             writeln!(out)?;
             continue;
@@ -146,6 +161,9 @@ pub fn print_reports(reports: &[PartitionReport], json_output: bool) -> anyhow::
             &r.plan,
             &r.recovery_point_source,
         )?;
+        if r.plan.recovered().next().is_some() {
+            writeln!(out, "  indexes rebuilt with {}", interval.describe())?;
+        }
         for s in &stray {
             writeln!(
                 out,

@@ -38,9 +38,20 @@ pub enum IndexStatus {
 }
 
 impl IndexStatus {
-    /// Whether the file needs rewriting to match Kafka's rebuild.
+    /// Whether the file needs rewriting: it is missing, or differs from
+    /// Kafka's rebuild in a way lookups would get wrong. A file consistent
+    /// with the log (grouped differently, as a follower or the cleaner
+    /// writes it) serves lookups correctly and is left as it is.
     pub fn needs_write(&self) -> bool {
-        !matches!(self, Self::Same | Self::Preallocated { .. })
+        !matches!(
+            self,
+            Self::Same
+                | Self::Preallocated { .. }
+                | Self::Differs {
+                    consistent_with_log: true,
+                    ..
+                }
+        )
     }
 }
 

@@ -13,7 +13,6 @@ use super::txn_check::TxnStart;
 use crate::format::checkpoint::parse_leader_epoch_checkpoint;
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
 use crate::logdir::file_name::segment_file_name;
-use crate::logdir::log_dir::offset_checkpoint_in;
 use crate::logdir::mapped::read_small;
 use crate::logdir::{LogDirError, Partition};
 
@@ -70,10 +69,8 @@ pub fn check_partition(
     let log_dir = &partition.log_dir();
     let (recovery_point, recovery_point_source) = match recovery_point {
         Some(rp) => (rp, "given on the command line".to_string()),
-        None => match offset_checkpoint_in(log_dir, "recovery-point-offset-checkpoint")?
-            .get(&partition.name())
-        {
-            Some(&rp) => (rp, "from recovery-point-offset-checkpoint".to_string()),
+        None => match partition.checkpointed_offset("recovery-point-offset-checkpoint")? {
+            Some(rp) => (rp, "from recovery-point-offset-checkpoint".to_string()),
             None => (
                 0,
                 "no recovery-point-offset-checkpoint entry, so 0: every segment".to_string(),
@@ -122,9 +119,8 @@ pub fn check_partition(
         leader_epochs,
     };
     let mut plan = plan_recovery(&checks, &state);
-    let log_start_checkpoint = offset_checkpoint_in(log_dir, "log-start-offset-checkpoint")?
-        .get(&partition.name())
-        .copied()
+    let log_start_checkpoint = partition
+        .checkpointed_offset("log-start-offset-checkpoint")?
         .unwrap_or(0);
     let snapshots = plan_snapshots(&checks, &plan, existing, log_start_checkpoint, load.expiry)?;
     plan.snapshots_written.clone_from(&snapshots.written);

@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 use super::index_build::StopReason;
-use super::segment_check::{IndexHealth, SegmentCheck};
+use super::index_health::IndexHealth;
+use super::segment_check::SegmentCheck;
 use crate::format::checkpoint::LeaderEpochEntry;
 
 /// Why a segment is recovered.

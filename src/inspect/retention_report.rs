@@ -13,7 +13,6 @@ use super::segment_time::{
 };
 use crate::format::SummaryIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use crate::logdir::log_dir::offset_checkpoint_in;
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
 /// One segment's row.
@@ -119,12 +118,6 @@ pub struct ReportInputs {
     pub high_watermark: Option<i64>,
 }
 
-fn checkpoint(partition: &Partition, name: &str) -> Result<Option<i64>, LogDirError> {
-    Ok(offset_checkpoint_in(&partition.log_dir(), name)?
-        .get(&partition.name())
-        .copied())
-}
-
 /// Builds the report for `partition`.
 pub fn report_partition(
     partition: &Partition,
@@ -193,7 +186,7 @@ pub fn report_partition(
     let first_base = facts.first().map_or(0, |f| f.base_offset);
     let log_start_offset = match (
         inputs.log_start_offset,
-        checkpoint(partition, "log-start-offset-checkpoint")?,
+        partition.checkpointed_offset("log-start-offset-checkpoint")?,
     ) {
         (Some(o), _) => (o, "given on the command line".to_string()),
         (None, Some(o)) => (o.max(first_base), "log-start-offset-checkpoint".to_string()),
@@ -201,7 +194,7 @@ pub fn report_partition(
     };
     let high_watermark = match (
         inputs.high_watermark,
-        checkpoint(partition, "replication-offset-checkpoint")?,
+        partition.checkpointed_offset("replication-offset-checkpoint")?,
     ) {
         (Some(o), _) => (o, "given on the command line".to_string()),
         (None, Some(o)) => (
@@ -331,10 +324,11 @@ fn compaction_view(
 ) -> Result<CompactionView, LogDirError> {
     let active_base = rows.last().map_or(0, |r| r.base_offset);
     let log_end = rows.last().map_or(0, |r| r.last_offset + 1);
-    let (mut first_dirty, mut source) = match checkpoint(partition, "cleaner-offset-checkpoint")? {
-        Some(o) => (o, "cleaner-offset-checkpoint"),
-        None => (log_start, "the log start offset (no cleaner checkpoint)"),
-    };
+    let (mut first_dirty, mut source) =
+        match partition.checkpointed_offset("cleaner-offset-checkpoint")? {
+            Some(o) => (o, "cleaner-offset-checkpoint"),
+            None => (log_start, "the log start offset (no cleaner checkpoint)"),
+        };
     if first_dirty < log_start || first_dirty > log_end {
         first_dirty = log_start;
         source = "the log start offset (the checkpoint was out of range)";

@@ -3,11 +3,11 @@
 
 use std::ops::ControlFlow;
 
-use serde::Serialize;
-
 use super::batch_audit::{BatchAudit, BatchAuditor};
 use super::index_build::{IndexBuild, IndexBuilder, StopReason};
-use super::producer_state::{BatchBudget, ProducerBatch, ProducerBatchCollector};
+use super::index_health::IndexHealth;
+use super::producer_batch::ProducerBatch;
+use super::producer_state::{BatchBudget, ProducerBatchCollector};
 use super::txn_check::{TxnIndexCheck, TxnStart};
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
@@ -15,29 +15,6 @@ use crate::format::time_index::TimeIndex;
 use crate::logdir::chunked::walk_batches;
 use crate::logdir::mapped::{INDEX_READ_LIMIT, read_small};
 use crate::logdir::{CachePolicy, LogDirError, PageCacheGuard, Segment};
-
-/// What is wrong with an index file, if anything.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "state", content = "detail")]
-pub enum IndexHealth {
-    /// Present and consistent with the log.
-    Ok,
-    /// The file does not exist.
-    Missing,
-    /// Present but empty while the log has data (a recreated `.timeindex`).
-    EmptyWithData,
-    /// Kafka's own sanity check rejects it.
-    FailsSanityCheck(String),
-    /// Entries that do not agree with the log (the first one is described).
-    Inconsistent(String),
-}
-
-impl IndexHealth {
-    /// Whether the index is usable as it is.
-    pub fn is_ok(&self) -> bool {
-        matches!(self, Self::Ok)
-    }
-}
 
 /// One segment, checked.
 #[derive(Debug, Clone)]

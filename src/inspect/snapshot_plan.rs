@@ -8,9 +8,8 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use super::index_build::StopReason;
-use super::producer_state::{
-    ProducerBatch, ProducerExpiry, ProducerState, for_each_producer_batch,
-};
+use super::producer_batch::ProducerBatch;
+use super::producer_state::{ProducerExpiry, ProducerState, for_each_producer_batch};
 use super::recovery::{RecoveryPlan, SegmentAction};
 use super::segment_check::SegmentCheck;
 use crate::format::producer_snapshot::parse_producer_snapshot;

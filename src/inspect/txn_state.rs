@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::producer_state::ProducerBatch;
+use super::producer_batch::ProducerBatch;
 use crate::format::producer_snapshot::ProducerSnapshot;
 use crate::format::txn_index::AbortedTxn;
 

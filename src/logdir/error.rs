@@ -4,20 +4,24 @@ use std::path::{Path, PathBuf};
 
 use crate::format::FormatError;
 
-/// A failure tied to one path.
+/// A failure tied to one path. Its message is the whole story (`path:
+/// what went wrong`); it chains no source, so an error report that prints
+/// every cause says each clause once.
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {kind}", path.display())]
 pub struct LogDirError {
     /// The file or directory.
     pub path: PathBuf,
     /// What went wrong.
-    #[source]
     pub kind: LogDirErrorKind,
 }
 
 /// What went wrong with the path.
 #[derive(Debug, thiserror::Error)]
 pub enum LogDirErrorKind {
+    /// The path does not exist.
+    #[error("does not exist")]
+    Missing,
     /// The operating system refused.
     #[error("{0}")]
     Io(#[from] std::io::Error),
@@ -30,11 +34,16 @@ pub enum LogDirErrorKind {
 }
 
 impl LogDirError {
-    /// An I/O error on `path`.
+    /// An I/O error on `path` (one saying the path does not exist
+    /// becomes [`LogDirErrorKind::Missing`]).
     pub fn io(path: &Path, err: std::io::Error) -> Self {
         Self {
             path: path.to_path_buf(),
-            kind: LogDirErrorKind::Io(err),
+            kind: if err.kind() == std::io::ErrorKind::NotFound {
+                LogDirErrorKind::Missing
+            } else {
+                LogDirErrorKind::Io(err)
+            },
         }
     }
 

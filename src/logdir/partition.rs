@@ -103,6 +103,15 @@ impl Partition {
         }
     }
 
+    /// This partition's entry in the log dir's offset checkpoint `name`
+    /// (`recovery-point-offset-checkpoint`, `log-start-offset-checkpoint`, …),
+    /// `None` when the file or the entry is absent.
+    pub fn checkpointed_offset(&self, name: &str) -> Result<Option<i64>, LogDirError> {
+        Ok(super::log_dir::offset_checkpoint_in(&self.log_dir(), name)?
+            .get(&self.name())
+            .copied())
+    }
+
     /// `leader-epoch-checkpoint`.
     pub fn leader_epoch_checkpoint_path(&self) -> PathBuf {
         self.dir.join("leader-epoch-checkpoint")

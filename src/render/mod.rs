@@ -3,6 +3,8 @@
 
 pub mod bytes;
 pub mod dump;
+pub mod index_rebuild;
+pub mod locate;
 pub mod recovery;
 pub mod retention;
 pub mod time;

@@ -5,6 +5,7 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use super::error::{AtStep, RepairError};
 use super::lock::lock_log_dirs;
 use super::write::{TEMP_SUFFIX, crash_point, replace_file};
 
@@ -18,12 +19,53 @@ pub struct Backup {
     count: usize,
 }
 
+/// How many names [`Backup::create_unique`] tries before giving up.
+const UNIQUE_ATTEMPTS: u32 = 1000;
+
 impl Backup {
     /// Creates `dir` (it must not exist) with an empty manifest.
-    pub fn create(dir: &Path) -> io::Result<Self> {
-        fs::create_dir_all(dir.parent().unwrap_or(Path::new(".")))?;
-        fs::create_dir(dir)?;
-        let manifest = File::create(dir.join(MANIFEST))?;
+    pub fn create(dir: &Path) -> Result<Self, RepairError> {
+        let parent = match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        fs::create_dir_all(parent).at("creating the parent of the backup directory", parent)?;
+        fs::create_dir(dir).at("creating the backup directory", dir)?;
+        Self::start(dir)
+    }
+
+    /// Creates a new backup directory named `stem`, or `stem-2`, `stem-3`, …
+    /// when another run took that name first: each run gets its own, however
+    /// many start at once (the name is claimed by `mkdir`, which is atomic).
+    pub fn create_unique(stem: &Path) -> Result<Self, RepairError> {
+        for attempt in 1..=UNIQUE_ATTEMPTS {
+            let dir = if attempt == 1 {
+                stem.to_path_buf()
+            } else {
+                let mut name = stem.as_os_str().to_owned();
+                name.push(format!("-{attempt}"));
+                PathBuf::from(name)
+            };
+            match Self::create(&dir) {
+                Err(RepairError::Io { cause, .. })
+                    if cause.kind() == io::ErrorKind::AlreadyExists => {}
+                other => return other,
+            }
+        }
+        Err(RepairError::Io {
+            step: "creating the backup directory",
+            path: stem.to_path_buf(),
+            cause: io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                format!("it and {} numbered variants exist", UNIQUE_ATTEMPTS - 1),
+            ),
+        })
+    }
+
+    fn start(dir: &Path) -> Result<Self, RepairError> {
+        let manifest_path = dir.join(MANIFEST);
+        let manifest =
+            File::create(&manifest_path).at("creating the backup manifest", &manifest_path)?;
         Ok(Self {
             dir: dir.to_path_buf(),
             manifest,
@@ -38,20 +80,29 @@ impl Backup {
 
     /// Copies `original` into the backup (fsynced) and records it; a file
     /// that does not exist is recorded as absent, so undo removes it.
-    pub fn save(&mut self, original: &Path) -> io::Result<()> {
-        let absolute = std::path::absolute(original)?;
+    pub fn save(&mut self, original: &Path) -> Result<(), RepairError> {
+        let absolute = std::path::absolute(original).at("resolving", original)?;
         self.count += 1;
+        let manifest_path = self.dir.join(MANIFEST);
         if absolute.exists() {
             let copy = self.dir.join(format!("{:06}", self.count));
-            fs::copy(&absolute, &copy)?;
-            File::open(&copy)?.sync_all()?;
+            fs::copy(&absolute, &copy).at("copying into the backup", &absolute)?;
+            File::open(&copy)
+                .and_then(|f| f.sync_all())
+                .at("fsyncing the backup copy", &copy)?;
             crash_point("after-backup-copy");
-            writeln!(self.manifest, "{:06}\t{}", self.count, absolute.display())?;
+            writeln!(self.manifest, "{:06}\t{}", self.count, absolute.display())
+                .at("writing the backup manifest", &manifest_path)?;
         } else {
-            writeln!(self.manifest, "absent\t{}", absolute.display())?;
+            writeln!(self.manifest, "absent\t{}", absolute.display())
+                .at("writing the backup manifest", &manifest_path)?;
         }
-        self.manifest.sync_all()?;
-        File::open(&self.dir)?.sync_all()?;
+        self.manifest
+            .sync_all()
+            .at("fsyncing the backup manifest", &manifest_path)?;
+        File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .at("fsyncing the backup directory", &self.dir)?;
         crash_point("after-backup-manifest");
         Ok(())
     }
@@ -62,8 +113,10 @@ impl Backup {
 /// `.lock` of every log dir it writes into (refusing if a broker holds
 /// one), unless `ignore_lock`.
 /// Returns the restored paths.
-pub fn restore(dir: &Path, ignore_lock: bool) -> io::Result<Vec<PathBuf>> {
-    let manifest = fs::read_to_string(dir.join(MANIFEST))?;
+pub fn restore(dir: &Path, ignore_lock: bool) -> Result<Vec<PathBuf>, RepairError> {
+    let manifest_path = dir.join(MANIFEST);
+    let manifest =
+        fs::read_to_string(&manifest_path).at("reading the backup manifest", &manifest_path)?;
     let mut restored = Vec::new();
     let mut dirs: Vec<PathBuf> = manifest
         .lines()
@@ -82,9 +135,9 @@ pub fn restore(dir: &Path, ignore_lock: bool) -> io::Result<Vec<PathBuf>> {
         lock_log_dirs(&log_dirs)?
     };
     for d in &dirs {
-        for entry in fs::read_dir(d)?.flatten() {
+        for entry in fs::read_dir(d).at("listing", d)?.flatten() {
             if entry.file_name().to_string_lossy().ends_with(TEMP_SUFFIX) {
-                fs::remove_file(entry.path())?;
+                fs::remove_file(entry.path()).at("removing temporary file", &entry.path())?;
             }
         }
     }
@@ -95,10 +148,14 @@ pub fn restore(dir: &Path, ignore_lock: bool) -> io::Result<Vec<PathBuf>> {
         let original = PathBuf::from(original);
         if copy == "absent" {
             if original.exists() {
-                fs::remove_file(&original)?;
+                fs::remove_file(&original).at("removing", &original)?;
             }
         } else {
-            replace_file(&original, &fs::read(dir.join(copy))?)?;
+            let copy = dir.join(copy);
+            replace_file(
+                &original,
+                &fs::read(&copy).at("reading the backup copy", &copy)?,
+            )?;
         }
         restored.push(original);
     }

@@ -4,10 +4,10 @@
 //! and stops instead of loading files kseg is changing.
 
 use std::fs::{File, OpenOptions};
-use std::io;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
+use super::error::{AtStep, RepairError};
 use crate::logdir::lock::{LockHolder, record_lock_holder, try_flock};
 
 /// `<log dir>/.lock`, held until dropped. A POSIX record lock is released
@@ -21,50 +21,46 @@ pub struct LogDirLock {
 impl LogDirLock {
     /// Takes `<log_dir>/.lock` (created if missing, as the broker does), or
     /// fails naming who holds it.
-    pub fn acquire(log_dir: &Path) -> io::Result<Self> {
+    pub fn acquire(log_dir: &Path) -> Result<Self, RepairError> {
         let path = log_dir.join(".lock");
         let file = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
-            .open(&path)?;
+            .open(&path)
+            .at("opening the log dir's lock file", &path)?;
         // SAFETY: a zeroed C struct is a valid `flock`.
         let mut request: libc::flock = unsafe { std::mem::zeroed() };
         request.l_type = libc::F_WRLCK as libc::c_short;
         request.l_whence = libc::SEEK_SET as libc::c_short;
         // SAFETY: F_SETLK reads the struct we pass, on a descriptor we own.
         if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETLK, &request) } != 0 {
-            let err = io::Error::last_os_error();
+            let err = std::io::Error::last_os_error();
             if !matches!(err.raw_os_error(), Some(libc::EAGAIN | libc::EACCES)) {
-                return Err(err);
+                return Err(err).at("locking", &path);
             }
-            let holder = record_lock_holder(&file)?.unwrap_or(LockHolder::RecordLock(None));
-            return Err(locked(&path, holder));
+            let holder = record_lock_holder(&file)
+                .at("asking who holds the lock on", &path)?
+                .unwrap_or(LockHolder::RecordLock(None));
+            return Err(RepairError::Locked { path, holder });
         }
-        if !try_flock(&file)? {
-            return Err(locked(&path, LockHolder::Flock));
+        if !try_flock(&file).at("locking (flock)", &path)? {
+            return Err(RepairError::Locked {
+                path,
+                holder: LockHolder::Flock,
+            });
         }
         Ok(Self { _file: file })
     }
 }
 
-fn locked(path: &Path, holder: LockHolder) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::WouldBlock,
-        format!(
-            "{} is locked by {holder}; stop the broker first, or pass --ignore-lock if you are sure nothing writes here",
-            path.display()
-        ),
-    )
-}
-
 /// Takes the `.lock` of every distinct log dir among `log_dirs`, each once.
-pub fn lock_log_dirs(log_dirs: &[PathBuf]) -> io::Result<Vec<LogDirLock>> {
+pub fn lock_log_dirs(log_dirs: &[PathBuf]) -> Result<Vec<LogDirLock>, RepairError> {
     let mut dirs = log_dirs
         .iter()
-        .map(|d| d.canonicalize())
-        .collect::<io::Result<Vec<_>>>()?;
+        .map(|d| d.canonicalize().at("resolving log dir", d))
+        .collect::<Result<Vec<_>, _>>()?;
     dirs.sort();
     dirs.dedup();
     dirs.iter().map(|d| LogDirLock::acquire(d)).collect()

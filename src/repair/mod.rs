@@ -5,10 +5,13 @@
 //! old one and fsyncing the directory.
 
 pub mod backup;
+pub mod error;
+pub mod index_rebuild;
 pub mod lock;
 pub mod recovery;
 pub mod write;
 
 pub use backup::Backup;
+pub use error::{AtStep, RepairError};
 pub use lock::{LogDirLock, lock_log_dirs};
 pub use write::{replace_file, truncate_file};

@@ -3,10 +3,10 @@
 //! backed up before it changes.
 
 use std::fs;
-use std::io;
 use std::path::Path;
 
 use super::backup::Backup;
+use super::error::{AtStep, RepairError};
 use super::write::{replace_file, truncate_file};
 use crate::format::checkpoint::{LeaderEpochEntry, encode_leader_epoch_checkpoint};
 use crate::format::txn_index::encode_txn_index;
@@ -16,15 +16,15 @@ use crate::inspect::segment_check::SegmentCheck;
 use crate::inspect::snapshot_plan::SnapshotPlan;
 use crate::logdir::file_name::segment_file_name;
 
-fn remove(backup: &mut Backup, path: &Path) -> io::Result<()> {
+fn remove(backup: &mut Backup, path: &Path) -> Result<(), RepairError> {
     if path.exists() {
         backup.save(path)?;
-        fs::remove_file(path)?;
+        fs::remove_file(path).at("removing", path)?;
     }
     Ok(())
 }
 
-fn write(backup: &mut Backup, path: &Path, bytes: &[u8]) -> io::Result<()> {
+fn write(backup: &mut Backup, path: &Path, bytes: &[u8]) -> Result<(), RepairError> {
     backup.save(path)?;
     replace_file(path, bytes)
 }
@@ -42,14 +42,14 @@ pub fn apply_recovery(
     leader_epochs: &[LeaderEpochEntry],
     interval: u64,
     backup: &mut Backup,
-) -> io::Result<()> {
+) -> Result<(), RepairError> {
     if plan
         .segments
         .iter()
         .any(|s| matches!(s.action, SegmentAction::Split))
     {
-        return Err(io::Error::other(
-            "a segment overflows its relative offsets; Kafka splits it on load, kseg does not: start the broker instead",
+        return Err(RepairError::Refused(
+            "a segment overflows its relative offsets; Kafka splits it on load, kseg does not: start the broker instead".into(),
         ));
     }
     for (segment, check) in plan.segments.iter().zip(checks) {
@@ -69,13 +69,12 @@ pub fn apply_recovery(
                     (Vec::new(), Vec::new())
                 } else {
                     let build =
-                        build_indexes_from_file(&s.log_path(), s.base_offset, interval, true)
-                            .map_err(io::Error::other)?;
+                        build_indexes_from_file(&s.log_path(), s.base_offset, interval, true)?;
                     if build.valid_bytes != *valid_bytes
                         || build.offset_entry_count != *offset_index_entries
                         || build.time_entry_count != *time_index_entries
                     {
-                        return Err(io::Error::other(format!(
+                        return Err(RepairError::Refused(format!(
                             "{} changed since it was checked: its valid data now ends at byte {}, not {valid_bytes}; nothing more was changed (run recover again)",
                             s.log_path().display(),
                             build.valid_bytes

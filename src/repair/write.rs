@@ -1,10 +1,12 @@
 //! Crash-safe file replacement and truncation.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::Path;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::error::{AtStep, RepairError};
 
 /// Environment variable: exit abruptly (code 99) at the N-th crash point a
 /// writing command reaches, for tests that prove every step of every write
@@ -29,12 +31,14 @@ pub fn crash_point(_step: &str) {
 /// Suffix of the temporary file written beside a file being replaced.
 pub const TEMP_SUFFIX: &str = ".kseg-tmp";
 
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
+fn sync_dir(dir: &Path) -> Result<(), RepairError> {
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .at("fsyncing directory", dir)
 }
 
 /// Replaces `target` with `bytes`: temp file beside it, fsync, rename, fsync dir.
-pub fn replace_file(target: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn replace_file(target: &Path, bytes: &[u8]) -> Result<(), RepairError> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let name = target
         .file_name()
@@ -42,24 +46,27 @@ pub fn replace_file(target: &Path, bytes: &[u8]) -> io::Result<()> {
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}{TEMP_SUFFIX}"));
     {
-        let mut file = File::create(&tmp)?;
+        let mut file = File::create(&tmp).at("creating temporary file", &tmp)?;
         crash_point("after-create-temp");
-        file.write_all(bytes)?;
+        file.write_all(bytes).at("writing temporary file", &tmp)?;
         crash_point("after-write-temp");
-        file.sync_all()?;
+        file.sync_all().at("fsyncing temporary file", &tmp)?;
     }
     crash_point("before-rename");
-    fs::rename(&tmp, target)?;
+    fs::rename(&tmp, target).at("renaming the temporary file over", target)?;
     crash_point("after-rename");
     sync_dir(dir)
 }
 
 /// Truncates `target` to `len` bytes and fsyncs it (a truncation is atomic
 /// for the file system; the removed tail is in the backup).
-pub fn truncate_file(target: &Path, len: u64) -> io::Result<()> {
-    let file = OpenOptions::new().write(true).open(target)?;
+pub fn truncate_file(target: &Path, len: u64) -> Result<(), RepairError> {
+    let file = OpenOptions::new()
+        .write(true)
+        .open(target)
+        .at("opening for truncation", target)?;
     crash_point("before-truncate");
-    file.set_len(len)?;
+    file.set_len(len).at("truncating", target)?;
     crash_point("after-truncate");
-    file.sync_all()
+    file.sync_all().at("fsyncing", target)
 }

@@ -139,6 +139,7 @@ fn check_never_calls_a_kafka_written_index_corrupt() {
             ]);
             let corrupt: Vec<String> = json_lines(&out)
                 .iter()
+                .filter(|l| l["type"] == "index")
                 .filter(|l| l["status"].as_str().unwrap().ends_with("corrupt"))
                 .map(|l| l["path"].as_str().unwrap().to_string())
                 .collect();

@@ -4,7 +4,8 @@
 use kseg::format::SummaryIter;
 use kseg::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use kseg::inspect::partition_check::check_partition;
-use kseg::inspect::producer_state::{PRODUCER_BATCHES_IN_MEMORY, ProducerBatch, ProducerState};
+use kseg::inspect::producer_batch::ProducerBatch;
+use kseg::inspect::producer_state::{PRODUCER_BATCHES_IN_MEMORY, ProducerState};
 use kseg::inspect::segment_check::SegmentCheckOptions;
 use kseg::logdir::{CachePolicy, MappedFile, Partition};
 

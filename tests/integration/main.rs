@@ -18,5 +18,6 @@ mod producer_expiry;
 mod properties;
 mod rebuild_index;
 mod regressions;
+mod scripted_use;
 mod util;
 mod verify;

@@ -1,6 +1,5 @@
-//! Kafka's read path, step by step: the floor segment, the offset-index
-//! binary search, the batch-header scan; and the `offsetsForTimes` path by
-//! timestamp. Every step keeps the numbers it used.
+//! One segment's part of a lookup: the index search and the batch-header
+//! scan.
 
 use serde::Serialize;
 

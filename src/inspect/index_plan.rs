@@ -1,0 +1,216 @@
+//! `rebuild-index`'s decisions as data: for each segment, how its
+//! `.index` and `.timeindex` relate to the ones Kafka's recovery would
+//! build, and which of them a run writes. The judging functions are pure,
+//! over bytes; only [`plan_segment`] reads files.
+
+use std::path::{Path, PathBuf};
+
+use super::index_build::{IndexBuild, StopReason, build_indexes_from_file};
+use super::index_compare::{IndexStatus, compare, offset_index_consistent, time_index_consistent};
+use crate::format::offset_index::{OFFSET_INDEX_ENTRY_SIZE, OffsetIndex};
+use crate::format::time_index::{TIME_INDEX_ENTRY_SIZE, TimeIndex};
+use crate::logdir::mapped::{INDEX_READ_LIMIT, read_small};
+use crate::logdir::{CachePolicy, LogDirError, MappedFile, Segment};
+
+/// What a run does with index files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    /// Compare only (`--check`).
+    Check,
+    /// Say what would be written (`--dry-run`).
+    DryRun,
+    /// Write the files that need it.
+    Write,
+    /// Write every file (`--force`).
+    Force,
+}
+
+impl WriteMode {
+    /// Whether the run writes files.
+    pub fn writes(self) -> bool {
+        matches!(self, Self::Write | Self::Force)
+    }
+}
+
+/// What happens to one index file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexAction {
+    /// Left as it is.
+    Keep,
+    /// Would be written (a dry run).
+    WouldWrite,
+    /// To be written (or written, once applied).
+    Write,
+}
+
+/// One index file's verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexFilePlan {
+    /// The file.
+    pub path: PathBuf,
+    /// How it relates to the rebuild.
+    pub status: IndexStatus,
+    /// Entries in the rebuild.
+    pub rebuilt_entries: usize,
+    /// What the run does with it.
+    pub action: IndexAction,
+}
+
+/// One segment's plan: its offset index first, then its time index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SegmentIndexPlan {
+    /// The segment's `.log`.
+    pub log: PathBuf,
+    /// Where the rebuild stopped short of the end of the `.log`, if it did.
+    pub stop: Option<StopReason>,
+    /// `.index` and `.timeindex`.
+    pub files: [IndexFilePlan; 2],
+}
+
+/// The rebuilt bytes of a segment's two indexes, in the order of
+/// [`SegmentIndexPlan::files`].
+pub type RebuiltIndexes = [Vec<u8>; 2];
+
+/// The action for a file in `status` under `mode`.
+pub fn action_for(status: &IndexStatus, mode: WriteMode) -> IndexAction {
+    match mode {
+        WriteMode::Force => IndexAction::Write,
+        _ if !status.needs_write() => IndexAction::Keep,
+        WriteMode::Write => IndexAction::Write,
+        WriteMode::DryRun => IndexAction::WouldWrite,
+        WriteMode::Check => IndexAction::Keep,
+    }
+}
+
+/// Judges an existing offset index (`None`: missing) against its rebuild,
+/// checking a differing one entry by entry against `log`.
+pub fn judge_offset_index(
+    existing: Option<&[u8]>,
+    rebuilt: &[u8],
+    build: &IndexBuild,
+    base_offset: i64,
+    log: &[u8],
+) -> IndexStatus {
+    let status = match compare(existing, rebuilt, OFFSET_INDEX_ENTRY_SIZE) {
+        // An empty offset index only makes lookups scan from position 0: a
+        // chunk appended by a follower or the cleaner can leave it so.
+        IndexStatus::EmptyButLogHasData => IndexStatus::Differs {
+            slot: 0,
+            existing_entries: 0,
+            rebuilt_entries: build.offset_entries.len(),
+            consistent_with_log: true,
+        },
+        status => status,
+    };
+    with_consistency(status, existing, |bytes| {
+        let index = OffsetIndex::new(bytes, base_offset);
+        index.sanity_check().is_ok() && offset_index_consistent(&index, log)
+    })
+}
+
+/// Judges an existing time index (`None`: missing) against its rebuild. A
+/// live active segment's file lacks the closing entry the rebuild adds, and
+/// is preallocated, not different.
+pub fn judge_time_index(
+    existing: Option<&[u8]>,
+    rebuilt: &[u8],
+    build: &IndexBuild,
+    base_offset: i64,
+) -> IndexStatus {
+    let mut status = compare(existing, rebuilt, TIME_INDEX_ENTRY_SIZE);
+    if matches!(status, IndexStatus::Differs { .. }) {
+        let before_close = rebuilt
+            .get(..rebuilt.len().saturating_sub(TIME_INDEX_ENTRY_SIZE))
+            .unwrap_or_default();
+        if let preallocated @ IndexStatus::Preallocated { .. } =
+            compare(existing, before_close, TIME_INDEX_ENTRY_SIZE)
+        {
+            status = preallocated;
+        }
+    }
+    with_consistency(status, existing, |bytes| {
+        let index = TimeIndex::new(bytes, base_offset);
+        index.sanity_check().is_ok() && time_index_consistent(&index, build, base_offset)
+    })
+}
+
+/// Fills in `consistent_with_log` of a differing file with `check`.
+fn with_consistency(
+    mut status: IndexStatus,
+    existing: Option<&[u8]>,
+    check: impl FnOnce(&[u8]) -> bool,
+) -> IndexStatus {
+    if let (
+        IndexStatus::Differs {
+            consistent_with_log,
+            ..
+        },
+        Some(bytes),
+    ) = (&mut status, existing)
+    {
+        *consistent_with_log = check(bytes);
+    }
+    status
+}
+
+/// Rebuilds `segment`'s indexes from its `.log` with `interval` (checking
+/// CRCs with `verify`) and judges the files on disk against them.
+pub fn plan_segment(
+    segment: &Segment,
+    interval: u64,
+    verify: bool,
+    mode: WriteMode,
+) -> Result<(SegmentIndexPlan, RebuiltIndexes), LogDirError> {
+    // Mapped for the consistency checks; the rebuild itself reads headers
+    // with pread (every byte through a small buffer with `verify`).
+    let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
+    let base = segment.base_offset;
+    let build = build_indexes_from_file(&segment.log_path(), base, interval, verify)?;
+    let rebuilt = [build.offset_index_bytes(base), build.time_index_bytes(base)];
+    let existing = [
+        read_existing(&segment.offset_index_path())?,
+        read_existing(&segment.time_index_path())?,
+    ];
+    let statuses = [
+        judge_offset_index(
+            existing[0].as_deref(),
+            &rebuilt[0],
+            &build,
+            base,
+            log.bytes(),
+        ),
+        judge_time_index(existing[1].as_deref(), &rebuilt[1], &build, base),
+    ];
+    let [index_status, time_status] = statuses;
+    let file = |path: PathBuf, status: IndexStatus, rebuilt_entries: usize| IndexFilePlan {
+        path,
+        action: action_for(&status, mode),
+        status,
+        rebuilt_entries,
+    };
+    let plan = SegmentIndexPlan {
+        log: segment.log_path(),
+        files: [
+            file(
+                segment.offset_index_path(),
+                index_status,
+                build.offset_entries.len(),
+            ),
+            file(
+                segment.time_index_path(),
+                time_status,
+                build.time_entries.len(),
+            ),
+        ],
+        stop: build.stop,
+    };
+    Ok((plan, rebuilt))
+}
+
+/// An index file's bytes, `None` when it does not exist (any other failure
+/// to read it is an error, not a missing file to write).
+fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, LogDirError> {
+    path.exists()
+        .then(|| read_small(path, INDEX_READ_LIMIT))
+        .transpose()
+}

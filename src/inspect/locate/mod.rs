@@ -1,0 +1,42 @@
+//! Kafka's read path, step by step: the floor segment, the offset-index
+//! binary search, the batch-header scan; and the `offsetsForTimes` path by
+//! timestamp. Every step keeps the numbers it used, as plain data that
+//! `render::locate` prints as text or JSON.
+
+mod by_offset;
+mod by_timestamp;
+mod segment;
+
+pub use by_offset::{FoundBatch, OffsetLookup, OffsetVerdict, RecordAt, lookup_offset};
+pub use by_timestamp::{TimestampLookup, TimestampSegment, lookup_timestamp};
+pub use segment::{
+    BatchRef, EntryCount, IndexStep, ScanStep, TimestampAnswer, find_by_timestamp,
+    locate_in_segment, next_offset, scan_next_segment, time_index_step,
+};
+
+use crate::logdir::{LogDirError, Partition};
+
+/// The log start offset a lookup assumes: `given`, else the partition's
+/// entry in `log-start-offset-checkpoint` (never below the first segment's
+/// base), else the first segment's base offset.
+pub fn log_start_offset(partition: &Partition, given: Option<i64>) -> i64 {
+    let first = partition.segments.first().map_or(0, |s| s.base_offset);
+    given.unwrap_or_else(|| {
+        partition
+            .checkpointed_offset("log-start-offset-checkpoint")
+            .ok()
+            .flatten()
+            .map_or(first, |o| o.max(first))
+    })
+}
+
+/// Fails on a partition directory without segments: nothing to look up.
+fn require_segments(partition: &Partition) -> Result<(), LogDirError> {
+    if partition.segments.is_empty() {
+        return Err(LogDirError::not_understood(
+            &partition.dir,
+            "no segments (.log files) here",
+        ));
+    }
+    Ok(())
+}

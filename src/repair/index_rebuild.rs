@@ -1,0 +1,60 @@
+//! Writes the index files a `rebuild-index` plan marks for writing, each
+//! backed up first and replaced atomically.
+
+use std::sync::Mutex;
+
+use crate::inspect::index_plan::{IndexAction, RebuiltIndexes, SegmentIndexPlan};
+
+use super::backup::Backup;
+use super::error::RepairError;
+use super::write::replace_file;
+
+/// Writes planned index files, from any number of threads.
+#[derive(Debug)]
+pub struct IndexWriter {
+    backup: Option<Mutex<Backup>>,
+}
+
+impl IndexWriter {
+    /// A writer that saves every file it replaces into `backup` (`None`:
+    /// no copies kept).
+    pub fn new(backup: Option<Backup>) -> Self {
+        Self {
+            backup: backup.map(Mutex::new),
+        }
+    }
+
+    /// Writes the files of `plan` whose action is [`IndexAction::Write`],
+    /// from `rebuilt`, backing each up first.
+    pub fn apply(
+        &self,
+        plan: &SegmentIndexPlan,
+        rebuilt: &RebuiltIndexes,
+    ) -> Result<(), RepairError> {
+        for (file, bytes) in plan.files.iter().zip(rebuilt) {
+            if file.action != IndexAction::Write {
+                continue;
+            }
+            if let Some(backup) = &self.backup {
+                backup
+                    .lock()
+                    .map_err(|_| {
+                        RepairError::Refused("a backup write failed on another thread".into())
+                    })?
+                    .save(&file.path)?;
+            }
+            replace_file(&file.path, bytes)?;
+        }
+        Ok(())
+    }
+
+    /// The backup, once every write is done.
+    pub fn into_backup(self) -> Result<Option<Backup>, RepairError> {
+        self.backup
+            .map(|m| {
+                m.into_inner()
+                    .map_err(|_| RepairError::Refused("a backup write failed".into()))
+            })
+            .transpose()
+    }
+}
