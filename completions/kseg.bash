@@ -91,7 +91,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__dump)
-            opts="-h -V --files --deep --deep-iteration --print-data-log --skip-record-metadata --encoding --json --verify-index-only --index-sanity-check --max-bytes --max-message-size --max-decompressed-bytes --keep-cache --help --version"
+            opts="-h -V --files --deep --deep-iteration --print-data-log --skip-record-metadata --encoding --json --verify-index-only --index-sanity-check --max-bytes --max-message-size --max-decompressed-bytes --keep-cache --base-offset --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -114,6 +114,10 @@ _kseg() {
                     return 0
                     ;;
                 --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --base-offset)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -42,6 +42,7 @@ base64\t'Base64'"
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l max-bytes -d 'Only dump whole batches within the first N bytes of a .log' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l max-message-size -d 'Accepted for compatibility with kafka-dump-log; has no effect' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l max-decompressed-bytes -d 'Largest decompressed batch kseg will hold in memory, in bytes' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l base-offset -d 'The segment\'s base offset, for a renamed copy whose name does not carry it (index entries are stored relative to it)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l deep-iteration -l deep -d 'Print one line per record'
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l print-data-log -d 'Print keys, values and header values (implies --deep-iteration)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l skip-record-metadata -d 'Leave out record metadata, keep key and payload'
@@ -60,7 +61,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand locate" -l json -d 'Print the 
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l recovery-point -d 'Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]' -r
-complete -c kseg -n "__fish_kseg_using_subcommand verify" -l index-interval-bytes -d 'The topic\'s index.interval.bytes (for the indexes recovery rebuilds)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l index-interval-bytes -d 'The topic\'s index.interval.bytes (for the indexes recovery rebuilds), or `auto`: inferred from the partition\'s existing offset indexes (4096, Kafka\'s default, when they tell nothing)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l page-cache -d 'What reading leaves in the page cache' -r -f -a "auto\t'restore while a broker holds the log dir\'s .lock, keep otherwise'
 keep\t'leave what kseg read cached: the broker\'s own recovery reads the same segments when it starts'
 restore\t'drop the pages kseg pulled in; pages cached before stay, so a live broker\'s consumers keep theirs'"
@@ -71,14 +72,14 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify" -l json -d 'Output as 
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l recovery-point -d 'Recovery point to assume [default: recovery-point-offset-checkpoint, else 0]' -r
-complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'The topic\'s index.interval.bytes (for the indexes recovery rebuilds)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l index-interval-bytes -d 'The topic\'s index.interval.bytes (for the indexes recovery rebuilds), or `auto`: inferred from the partition\'s existing offset indexes (4096, Kafka\'s default, when they tell nothing)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l page-cache -d 'What reading leaves in the page cache' -r -f -a "auto\t'restore while a broker holds the log dir\'s .lock, keep otherwise'
 keep\t'leave what kseg read cached: the broker\'s own recovery reads the same segments when it starts'
 restore\t'drop the pages kseg pulled in; pages cached before stay, so a live broker\'s consumers keep theirs'"
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l now -d 'The broker\'s clock when it starts: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l producer-id-expiration-ms -d 'The broker\'s producer.id.expiration.ms: producers idle this long are dropped when a producer snapshot is loaded' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l undo -d 'Put back the files a previous `recover --apply` changed' -r -F
-complete -c kseg -n "__fish_kseg_using_subcommand recover" -l backup-dir -d 'Where copies of replaced files go [default: ./kseg-backup-<unix time>]' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l backup-dir -d 'Where copies of replaced files go; must not exist yet [default: a new ./kseg-backup-<unix ms>-<pid>]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l deep -d 'Also decompress and decode every record and check it against its batch'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'Output as newline-delimited JSON, one object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l apply -d 'Carry the plan out'
@@ -95,8 +96,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l high-wate
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l json -d 'One JSON object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -s V -l version -d 'Print version'
-complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l index-interval-bytes -d 'The topic\'s index.interval.bytes' -r
-complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l backup-dir -d 'Where copies of replaced files go [default: ./kseg-backup-<unix time>]' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l index-interval-bytes -d 'The topic\'s index.interval.bytes, or `auto`: inferred from the partition\'s existing offset indexes (4096, Kafka\'s default, when they tell nothing)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l backup-dir -d 'Where copies of replaced files go; must not exist yet [default: a new ./kseg-backup-<unix ms>-<pid>]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l check -d 'Compare existing indexes with the rebuild and write nothing (exit 1 if any differ)'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l dry-run -d 'Print what would be written, write nothing'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l force -d 'Rewrite every index, not only missing, corrupt or different ones'

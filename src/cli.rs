@@ -96,6 +96,10 @@ pub struct DumpArgs {
     /// Leave pages kseg reads in the page cache
     #[arg(long)]
     pub keep_cache: bool,
+    /// The segment's base offset, for a renamed copy whose name does not
+    /// carry it (index entries are stored relative to it)
+    #[arg(long, value_name = "N")]
+    pub base_offset: Option<i64>,
 }
 
 /// What `kseg generate` writes.

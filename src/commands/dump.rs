@@ -1,7 +1,7 @@
 //! `kseg dump FILE…`: every file of a partition directory, in
 //! kafka-dump-log's line format or as NDJSON.
 
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, Read};
 use std::path::Path;
 
 use kseg::format::FileBatch;
@@ -15,7 +15,8 @@ use kseg::format::txn_index::parse_txn_index;
 use kseg::inspect::index_check::{check_offset_index, check_time_index};
 use kseg::logdir::chunked::walk_batches;
 use kseg::logdir::file_name::{
-    FileKind, classify_contents, parse_base_offset, parse_kraft_snapshot, segment_file_name,
+    FileKind, SNIFF_LEN, classify_by_suffix, classify_contents, parse_base_offset,
+    parse_kraft_snapshot, segment_file_name, sniff,
 };
 use kseg::logdir::mapped::{INDEX_READ_LIMIT, read_small};
 use kseg::logdir::{CachePolicy, LogDirError, MappedFile, PageCacheGuard};
@@ -62,26 +63,70 @@ fn absolute(path: &Path) -> String {
         .to_string()
 }
 
+/// What kind a file is and which base offset its entries are relative to:
+/// by its Kafka name, else by its suffix, else by its first bytes.
+/// `Err` is the reason it cannot be dumped.
+fn identify(path: &Path, given_base: Option<i64>) -> Result<(FileKind, Option<i64>), String> {
+    if !path.exists() {
+        return Err("does not exist".into());
+    }
+    if path.is_dir() {
+        return Err("is a directory; dump takes files (verify, locate and retention-report take partition directories)".into());
+    }
+    let name = file_name(path);
+    let mut kind = classify_contents(&name);
+    if kind == FileKind::Unknown || kind == FileKind::Stray {
+        kind = classify_by_suffix(&name);
+    }
+    if kind == FileKind::Unknown {
+        let head = read_head(path).map_err(|e| e.to_string())?;
+        kind = sniff(&head);
+    }
+    if kind == FileKind::Unknown {
+        return Err(
+            "not a file kind kseg can dump: neither its name nor its first bytes tell what it is"
+                .into(),
+        );
+    }
+    let named_base = parse_base_offset(&name).filter(|_| classify_contents(&name) == kind);
+    Ok((kind, given_base.or(named_base)))
+}
+
+/// The first [`SNIFF_LEN`] bytes of a file.
+fn read_head(path: &Path) -> Result<Vec<u8>, LogDirError> {
+    let mut head = Vec::with_capacity(SNIFF_LEN);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(SNIFF_LEN as u64).read_to_end(&mut head))
+        .map_err(|e| LogDirError::io(path, e))?;
+    Ok(head)
+}
+
 /// Dumps one file; problems with the file itself are reported and turned
 /// into an exit code, only output errors abort the run.
 fn dump_file(path: &Path, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    let (kind, base) = match identify(path, args.base_offset) {
+        Ok(found) => found,
+        Err(why) => {
+            eprintln!("kseg: {}: {why}; skipped", path.display());
+            return Ok(ExitCode::Error);
+        }
+    };
     let name = file_name(path);
-    let kind = classify_contents(&name);
-    if kind == FileKind::Unknown || kind == FileKind::Stray {
+    printer.file(&path.display().to_string(), kind_name(kind))?;
+    let unknown_base = |what: &str| {
         eprintln!(
-            "kseg: {}: not a file kind kseg can dump (by its name); skipped",
+            "kseg: {}: the file name carries no base offset; {what} (pass --base-offset N to give it)",
             path.display()
         );
-        return Ok(ExitCode::Error);
-    }
-    if !path.is_file() {
-        eprintln!("kseg: {}: no such file", path.display());
-        return Ok(ExitCode::Error);
-    }
-    printer.file(&path.display().to_string(), kind_name(kind))?;
-    let base = parse_base_offset(&name).unwrap_or(0);
+    };
     let result = match kind {
-        FileKind::Log => dump_log(path, &format!("Log starting offset: {base}"), args, printer),
+        FileKind::Log => {
+            let header = match base {
+                Some(base) => format!("Log starting offset: {base}"),
+                None => "Log starting offset: unknown (the file name carries no base offset; every batch carries its own offsets)".to_string(),
+            };
+            dump_log(path, &header, args, printer)
+        }
         FileKind::KraftSnapshot => {
             let header = match parse_kraft_snapshot(&name) {
                 Some((offset, epoch)) => format!("Snapshot end offset: {offset}, epoch: {epoch}"),
@@ -89,8 +134,18 @@ fn dump_file(path: &Path, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow:
             };
             dump_log(path, &header, args, printer)
         }
-        FileKind::OffsetIndex => dump_offset_index(path, base, args, printer),
-        FileKind::TimeIndex => dump_time_index(path, base, args, printer),
+        FileKind::OffsetIndex | FileKind::TimeIndex => {
+            if base.is_none() {
+                unknown_base(
+                    "offsets are shown relative to the segment's base offset, and are not checked against a .log",
+                );
+            }
+            if kind == FileKind::OffsetIndex {
+                dump_offset_index(path, base, args, printer)
+            } else {
+                dump_time_index(path, base, args, printer)
+            }
+        }
         FileKind::TxnIndex => dump_txn_index(path, printer),
         FileKind::ProducerSnapshot => dump_snapshot(path, printer),
         _ => dump_text_file(path, kind, printer),
@@ -279,10 +334,11 @@ fn report_preallocation(path: &Path, live: usize, slots: usize, entry_size: usiz
 
 fn dump_offset_index(
     path: &Path,
-    base: i64,
+    named_base: Option<i64>,
     args: &DumpArgs,
     printer: &mut Printer<'_>,
 ) -> anyhow::Result<ExitCode> {
+    let base = named_base.unwrap_or(0);
     let bytes = read_small(path, INDEX_READ_LIMIT)?;
     let index = OffsetIndex::new(&bytes, base);
     if index.kafka_entries() == 0 {
@@ -302,7 +358,7 @@ fn dump_offset_index(
         }
     }
     report_preallocation(path, index.live_entries(), index.kafka_entries(), 8);
-    if let Some(log) = sibling_log(path, base) {
+    if let Some(log) = named_base.and_then(|base| sibling_log(path, base)) {
         let mismatches = check_offset_index(&index, log.bytes());
         if !mismatches.is_empty() {
             eprintln!("Mismatches in :{}", absolute(path));
@@ -360,10 +416,11 @@ fn sanity_result(
 
 fn dump_time_index(
     path: &Path,
-    base: i64,
+    named_base: Option<i64>,
     args: &DumpArgs,
     printer: &mut Printer<'_>,
 ) -> anyhow::Result<ExitCode> {
+    let base = named_base.unwrap_or(0);
     let bytes = read_small(path, INDEX_READ_LIMIT)?;
     let index = TimeIndex::new(&bytes, base);
     let sanity = index
@@ -381,7 +438,7 @@ fn dump_time_index(
     report_preallocation(path, index.live_entries(), index.kafka_entries(), 12);
     let offset_index_path = path.with_file_name(segment_file_name(base, "index"));
     let (Some(log), Ok(offset_bytes)) = (
-        sibling_log(path, base),
+        named_base.and_then(|base| sibling_log(path, base)),
         read_small(&offset_index_path, INDEX_READ_LIMIT),
     ) else {
         return Ok(code);

@@ -75,6 +75,37 @@ pub struct CompactionView {
     pub earliest_delete_horizon: Option<i64>,
     /// Batches carrying a delete horizon.
     pub batches_with_delete_horizon: u64,
+    /// What the cleaner does with closed segments whose newest record is
+    /// far older than retention.ms (with `delete` in the policy, retention
+    /// deletes them instead; see the warnings).
+    pub old_segments: Vec<OldSegmentFate>,
+}
+
+/// A closed segment of old data, as the cleaner sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OldSegmentFate {
+    /// Base offset.
+    pub base_offset: i64,
+    /// now - its largest timestamp.
+    pub age_ms: i64,
+    /// Where it stands against the cleaner's offsets.
+    pub state: CleanState,
+    /// Its data is older than max.compaction.lag.ms, so the cleaner takes
+    /// it on its next pass whatever the dirty ratio.
+    pub past_max_compaction_lag: bool,
+}
+
+/// Where a segment stands against the cleaner's offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum CleanState {
+    /// Below the first dirty offset: compacted already.
+    Cleaned,
+    /// Between the first dirty and the first uncleanable offset.
+    Cleanable,
+    /// At or past the first uncleanable offset (min.compaction.lag.ms).
+    NotYet,
 }
 
 /// Everything about one partition.
@@ -254,6 +285,17 @@ pub fn report_partition(
     })
 }
 
+/// Whether a closed segment's newest record is far older than
+/// retention.ms: data written with old timestamps (a replay, a migration).
+fn far_past_retention(row: &SegmentRow, config: &RetentionConfig, now: i64) -> bool {
+    config.retention_ms >= 0
+        && !row.active
+        && row.largest_timestamp_source == TimestampSource::TimeIndex
+        && now - row.largest_timestamp > config.retention_ms.saturating_mul(2)
+}
+
+/// Warnings about what in the data changes the answer. Those about time
+/// retention apply only when `delete` is in cleanup.policy.
 fn data_warnings(
     rows: &[SegmentRow],
     config: &RetentionConfig,
@@ -266,18 +308,14 @@ fn data_warnings(
             TimestampSource::LogMtime => row.batches_max_timestamp,
             _ => row.batches_max_timestamp.or(Some(row.largest_timestamp)),
         };
-        if let Some(real) = from_records.filter(|&t| t > future_limit) {
+        if let Some(real) = from_records.filter(|&t| config.delete && t > future_limit) {
             warnings.push(format!(
                 "segment {:020}: timestamps up to {real}, {} ms in the future: it stays until the clock passes them plus retention.ms, and every newer segment waits behind it",
                 row.base_offset,
                 real - now
             ));
         }
-        if config.retention_ms >= 0
-            && !row.active
-            && row.largest_timestamp_source == TimestampSource::TimeIndex
-            && now - row.largest_timestamp > config.retention_ms.saturating_mul(2)
-        {
+        if config.delete && far_past_retention(row, config, now) {
             warnings.push(format!(
                 "segment {:020}: its newest record is {} ms old, far beyond retention.ms: data written with old timestamps (a replay?) is deletable at once",
                 row.base_offset,
@@ -303,7 +341,8 @@ fn data_warnings(
     if let Some(active) = rows.last().filter(|r| r.active && r.size > 0) {
         if let Some(first) = active.first_timestamp {
             let rolls_at = first.saturating_add(config.segment_ms);
-            if config.retention_ms >= 0
+            if config.delete
+                && config.retention_ms >= 0
                 && rolls_at > active.largest_timestamp.saturating_add(config.retention_ms)
             {
                 warnings.push(format!(
@@ -369,7 +408,24 @@ fn compaction_view(
             }
         }
     }
+    let old_segments = rows
+        .iter()
+        .filter(|r| r.size > 0 && far_past_retention(r, config, now))
+        .map(|r| OldSegmentFate {
+            base_offset: r.base_offset,
+            age_ms: now - r.largest_timestamp,
+            state: if r.last_offset < first_dirty {
+                CleanState::Cleaned
+            } else if r.base_offset < first_uncleanable {
+                CleanState::Cleanable
+            } else {
+                CleanState::NotYet
+            },
+            past_max_compaction_lag: now - r.largest_timestamp > config.max_compaction_lag_ms,
+        })
+        .collect();
     Ok(CompactionView {
+        old_segments,
         first_dirty_offset: first_dirty,
         first_dirty_source: source,
         first_uncleanable_offset: first_uncleanable,

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::LogDirError;
-use super::file_name::{FileKind, classify, parse_base_offset};
+use super::file_name::{FileKind, classify, classify_by_suffix, parse_base_offset};
 use super::log_dir::LogDir;
 use super::partition::Partition;
 
@@ -40,10 +40,12 @@ pub fn resolve(path: &Path) -> Result<Vec<Target>, LogDirError> {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         if classify(&name) != FileKind::Log {
-            return Err(LogDirError::not_understood(
-                path,
-                "expected a .log segment, a partition directory or a log dir",
-            ));
+            let why = if classify_by_suffix(&name) == FileKind::Log {
+                "a .log whose name carries no base offset: this command reads a segment in its partition, named <20-digit base offset>.log; give the partition directory, or `kseg dump` this copy"
+            } else {
+                "expected a .log segment, a partition directory or a log dir"
+            };
+            return Err(LogDirError::not_understood(path, why));
         }
         let dir = path
             .parent()

@@ -6,7 +6,9 @@ use comfy_table::Table;
 
 use super::time::{duration, utc};
 use crate::inspect::retention_config::RetentionConfig;
-use crate::inspect::retention_report::{PartitionRetention, SegmentRow};
+use crate::inspect::retention_report::{
+    CleanState, CompactionView, OldSegmentFate, PartitionRetention, SegmentRow,
+};
 use crate::inspect::segment_time::TimestampSource;
 
 fn source(s: TimestampSource) -> &'static str {
@@ -28,7 +30,33 @@ fn fate(row: &SegmentRow, r: &PartitionRetention, config: &RetentionConfig) -> S
     }
 }
 
-fn roll_line(r: &PartitionRetention) -> Option<String> {
+/// What the cleaner does with a segment of old data, in words.
+fn cleaner_fate(old: &OldSegmentFate, c: &CompactionView) -> String {
+    let state = match old.state {
+        CleanState::Cleaned => format!(
+            "already compacted (below the first dirty offset {})",
+            c.first_dirty_offset
+        ),
+        CleanState::Cleanable if old.past_max_compaction_lag => {
+            "past max.compaction.lag.ms, so the next cleaner pass compacts it whatever the dirty ratio".to_string()
+        }
+        CleanState::Cleanable if c.will_clean => "compacted on the next cleaner pass".to_string(),
+        CleanState::Cleanable => {
+            "compacted once the dirty ratio passes min.cleanable.dirty.ratio".to_string()
+        }
+        CleanState::NotYet => format!(
+            "not cleanable yet (at or past the first uncleanable offset {})",
+            c.first_uncleanable_offset
+        ),
+    };
+    format!(
+        "  cleaner: segment {:020}: its newest record is {} old; compaction removes records by key, not by age (the newest record of each key stays, tombstones go after delete.retention.ms): {state}",
+        old.base_offset,
+        duration(old.age_ms)
+    )
+}
+
+fn roll_line(r: &PartitionRetention, config: &RetentionConfig) -> Option<String> {
     let roll = r.active_roll.as_ref()?;
     let active = r.segments.last()?;
     let by_time = roll.roll_by_time_after.map_or(String::new(), |(from, to)| {
@@ -42,9 +70,14 @@ fn roll_line(r: &PartitionRetention) -> Option<String> {
         )
     });
     Some(format!(
-        "  active segment {}: rolls after {} more bytes (segment.bytes){by_time}; retention rolls it itself once its newest record passes retention.ms",
+        "  active segment {}: rolls after {} more bytes (segment.bytes){by_time}{}",
         active.base_offset,
-        roll.bytes_left.max(0)
+        roll.bytes_left.max(0),
+        if config.delete {
+            "; retention rolls it itself once its newest record passes retention.ms"
+        } else {
+            ""
+        }
     ))
 }
 
@@ -96,7 +129,7 @@ pub fn write_report(
     }
     writeln!(w, "{table}")?;
     writeln!(w, "{}", bottom_line(r, config))?;
-    if let Some(line) = roll_line(r) {
+    if let Some(line) = roll_line(r, config) {
         writeln!(w, "{line}")?;
     }
     for step in &r.pass_now.steps {
@@ -121,6 +154,9 @@ pub fn write_report(
             if c.will_clean { ">" } else { "<=" },
             config.min_cleanable_dirty_ratio
         )?;
+        for old in &c.old_segments {
+            writeln!(w, "{}", cleaner_fate(old, c))?;
+        }
         if let Some(h) = c.earliest_delete_horizon {
             writeln!(
                 w,

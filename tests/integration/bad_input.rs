@@ -14,7 +14,7 @@ fn a_missing_file_is_an_error_naming_it() {
     let out = kseg(["dump", "/nonexistent/00000000000000000000.log"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("/nonexistent/00000000000000000000.log: no such file"),
+        stderr(&out).contains("/nonexistent/00000000000000000000.log: does not exist"),
         "{}",
         stderr(&out)
     );

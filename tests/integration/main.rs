@@ -13,6 +13,7 @@ mod dump;
 mod generated;
 mod independent_encoder;
 mod log_dir_lock;
+mod newcomer;
 mod page_cache;
 mod producer_expiry;
 mod properties;
