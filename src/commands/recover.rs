@@ -2,11 +2,11 @@
 
 use std::path::PathBuf;
 
+use kseg::inspect::partition_check::CheckedPartition;
 use kseg::logdir::target::resolve;
 use kseg::repair::lock_log_dirs;
 use kseg::repair::recovery::apply_recovery;
 
-use super::verify::Checked;
 use crate::cli::RecoverArgs;
 use crate::exit_code::ExitCode;
 
@@ -46,7 +46,7 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
         .map(|c| c.report.partition.log_dir())
         .collect();
     let mut backup = super::create_backup(args.write.backup_dir.as_deref(), &log_dirs)?;
-    for Checked {
+    for CheckedPartition {
         report: r,
         interval,
     } in &reports

@@ -1,42 +1,32 @@
 //! `kseg verify`: CRCs and structure of every segment, and the verdict that
 //! matters: what Kafka's recovery will do on the next start.
 
-use std::io::Write;
-
-use comfy_table::Table;
 use serde_json::json;
 
 use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use kseg::inspect::index_interval::{IndexInterval, choose_interval};
-use kseg::inspect::partition_check::{LoadInputs, PartitionReport, check_partition};
+use kseg::inspect::index_interval::choose_interval;
+use kseg::inspect::partition_check::{CheckedPartition, LoadInputs, check_partition};
 use kseg::inspect::producer_state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry};
-use kseg::inspect::recovery::SegmentAction;
 use kseg::inspect::segment_check::SegmentCheckOptions;
 use kseg::logdir::lock::lock_holder;
 use kseg::logdir::target::resolve;
 use kseg::logdir::{CachePolicy, LogDirError};
-use kseg::render::index_rebuild::interval_source_json;
-use kseg::render::recovery::write_plan;
+use kseg::render::OutputFormat;
+use kseg::render::recovery::write_reports;
 
 use crate::cli::{PageCacheArg, RecoveryTargetArgs, VerifyArgs};
 use crate::exit_code::ExitCode;
 
-/// One partition, checked, with the `index.interval.bytes` its rebuilt
-/// indexes use.
-pub struct Checked {
-    /// What the check found and what Kafka will do.
-    pub report: PartitionReport,
-    /// The interval recovery rebuilds indexes with, and where it came from.
-    pub interval: IndexInterval,
-}
-
 /// Checks every partition the paths name (partitions and their segments in
 /// parallel), with a progress bar on a terminal. `locked_by_us`: kseg holds
 /// the log dirs' locks itself (asking about them would release them).
-pub fn analyse(args: &RecoveryTargetArgs, locked_by_us: bool) -> anyhow::Result<Vec<Checked>> {
+pub fn analyse(
+    args: &RecoveryTargetArgs,
+    locked_by_us: bool,
+) -> anyhow::Result<Vec<CheckedPartition>> {
     let mut targets = Vec::new();
     for path in &args.paths {
         targets.extend(resolve(path)?);
@@ -100,7 +90,7 @@ pub fn analyse(args: &RecoveryTargetArgs, locked_by_us: bool) -> anyhow::Result<
                 &load,
                 &|n| bar.inc(n),
             )?;
-            Ok::<_, LogDirError>(Checked { report, interval })
+            Ok::<_, LogDirError>(CheckedPartition { report, interval })
         })
         .collect::<Result<Vec<_>, _>>()?;
     bar.finish_and_clear();
@@ -117,86 +107,15 @@ pub fn marked_for_deletion(paths: &[std::path::PathBuf]) -> Vec<std::path::PathB
         .collect()
 }
 
-/// Prints the reports; returns whether every partition is clean.
-pub fn print_reports(checked: &[Checked], json_output: bool) -> anyhow::Result<bool> {
-    let mut out = std::io::stdout().lock();
-    let mut clean = true;
-    let mut table = Table::new();
-    table.set_header([
-        "partition",
-        "segments",
-        "recovered",
-        "bytes dropped",
-        "segments deleted",
-        "unseen damage",
-        "stray files",
-    ]);
-    for Checked {
-        report: r,
-        interval,
-    } in checked
-    {
-        let stray: Vec<String> = r
-            .partition
-            .stray
-            .iter()
-            .chain(&r.partition.orphan_indexes)
-            .map(|p| p.display().to_string())
-            .collect();
-        clean &= r.plan.is_clean() && stray.is_empty();
-        if json_output {
-            serde_json::to_writer(
-                &mut out,
-                &json!({"type": "partition", "partition": r.partition.name(), "dir": r.partition.dir.display().to_string(),
-                    "recoveryPointSource": r.recovery_point_source, "strayFiles": stray,
-                    "snapshotsMissing": r.snapshots_missing, "plan": r.plan,
-                    "indexInterval": {"bytes": interval.bytes, "source": interval_source_json(&interval.source)}}),
-            )?;
-            writeln!(out)?;
-            continue;
-        }
-        write_plan(
-            &mut out,
-            &r.partition.name(),
-            &r.plan,
-            &r.recovery_point_source,
-        )?;
-        if r.plan.recovered().next().is_some() {
-            writeln!(out, "  indexes rebuilt with {}", interval.describe())?;
-        }
-        for s in &stray {
-            writeln!(
-                out,
-                "  stray file (Kafka deletes or renames it at start-up): {s}"
-            )?;
-        }
-        if !r.snapshots_missing.is_empty() {
-            writeln!(
-                out,
-                "  no producer snapshot at segment bases {:?}: loading replays producer state from an earlier snapshot or the log start (a slower start; nothing is lost)",
-                r.snapshots_missing
-            )?;
-        }
-        let deleted = r
-            .plan
-            .segments
-            .iter()
-            .filter(|s| matches!(s.action, SegmentAction::Delete { .. }))
-            .count();
-        table.add_row([
-            r.partition.name(),
-            r.plan.segments.len().to_string(),
-            r.plan.recovered().count().to_string(),
-            r.plan.truncation.map_or(0, |t| t.bytes_dropped).to_string(),
-            deleted.to_string(),
-            r.plan.unseen_damage.len().to_string(),
-            stray.len().to_string(),
-        ]);
-    }
-    if !json_output {
-        writeln!(out, "{table}")?;
-    }
-    Ok(clean)
+/// Prints the reports as text or JSON; returns whether every partition is clean.
+pub fn print_reports(checked: &[CheckedPartition], json_output: bool) -> anyhow::Result<bool> {
+    let format = if json_output {
+        OutputFormat::Json
+    } else {
+        OutputFormat::Text
+    };
+    write_reports(&mut std::io::stdout().lock(), checked, format)?;
+    Ok(checked.iter().all(|c| c.report.is_clean()))
 }
 
 /// Runs `kseg verify`.

@@ -5,12 +5,13 @@ use rayon::prelude::*;
 
 use std::collections::BTreeMap;
 
+use super::index_interval::IndexInterval;
 use super::producer_state::{BatchBudget, ProducerExpiry};
 use super::recovery::{PartitionState, RecoveryPlan, plan_recovery};
 use super::segment_check::{SegmentCheck, SegmentCheckOptions, check_segment};
 use super::snapshot_plan::{SnapshotPlan, plan_snapshots};
 use super::txn_check::TxnStart;
-use crate::format::checkpoint::parse_leader_epoch_checkpoint;
+use crate::format::checkpoint::{LeaderEpochEntry, parse_leader_epoch_checkpoint};
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
 use crate::logdir::file_name::segment_file_name;
 use crate::logdir::mapped::read_small;
@@ -37,6 +38,34 @@ pub struct PartitionReport {
     pub snapshots_missing: Vec<i64>,
 }
 
+impl PartitionReport {
+    /// Files Kafka deletes or renames at start-up: `.deleted`, `.cleaned`
+    /// and `.swap` files, and indexes without a `.log`.
+    pub fn stray_files(&self) -> Vec<String> {
+        self.partition
+            .stray
+            .iter()
+            .chain(&self.partition.orphan_indexes)
+            .map(|p| p.display().to_string())
+            .collect()
+    }
+
+    /// Whether Kafka's next start changes nothing here.
+    pub fn is_clean(&self) -> bool {
+        self.plan.is_clean() && self.stray_files().is_empty()
+    }
+}
+
+/// A partition checked, with the `index.interval.bytes` its rebuilt
+/// indexes use.
+#[derive(Debug)]
+pub struct CheckedPartition {
+    /// What the check found and what Kafka will do.
+    pub report: PartitionReport,
+    /// The interval recovery rebuilds indexes with, and where it came from.
+    pub interval: IndexInterval,
+}
+
 /// Whether writing `aborted` as a `.txnindex` whose file holds `now` (absent:
 /// `None`) changes it: Kafka empties an existing file and creates a missing
 /// one only for a first entry.
@@ -56,6 +85,93 @@ pub struct LoadInputs {
     pub expiry: ProducerExpiry,
 }
 
+/// The recovery point Kafka starts from, and where it came from.
+fn recovery_point(partition: &Partition, given: Option<i64>) -> Result<(i64, String), LogDirError> {
+    Ok(match given {
+        Some(rp) => (rp, "given on the command line".to_string()),
+        None => match partition.checkpointed_offset("recovery-point-offset-checkpoint")? {
+            Some(rp) => (rp, "from recovery-point-offset-checkpoint".to_string()),
+            None => (
+                0,
+                "no recovery-point-offset-checkpoint entry, so 0: every segment".to_string(),
+            ),
+        },
+    })
+}
+
+/// The bytes of every producer snapshot in the partition, by offset.
+fn read_snapshots(partition: &Partition) -> Result<BTreeMap<i64, Vec<u8>>, LogDirError> {
+    let mut existing = BTreeMap::new();
+    for &offset in &partition.snapshots {
+        let path = partition.dir.join(segment_file_name(offset, "snapshot"));
+        existing.insert(offset, read_small(&path, 1 << 30)?);
+    }
+    Ok(existing)
+}
+
+/// Checks every segment, in parallel. The replay normally reads the
+/// segments from the recovery point on, the last one and those recovered
+/// for a missing index: they get the in-memory budget; any other segment
+/// is read again if it is needed.
+fn check_segments(
+    partition: &Partition,
+    options: &SegmentCheckOptions,
+    recovery_point: i64,
+    snapshots: &BTreeMap<i64, Vec<u8>>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<SegmentCheck>, LogDirError> {
+    let budget = BatchBudget::new(options.producer_batches_in_memory);
+    let no_budget = BatchBudget::new(0);
+    let replay_from = partition.floor_segment(recovery_point).unwrap_or(0);
+    let last = partition.segments.len().saturating_sub(1);
+    partition
+        .segments
+        .par_iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let replayed = i >= replay_from || i == last || !s.offset_index_path().exists();
+            let budget = if replayed { &budget } else { &no_budget };
+            let txn_start = TxnStart::at(
+                s.base_offset,
+                snapshots.get(&s.base_offset).map(Vec::as_slice),
+            );
+            let check = check_segment(s, options, budget, txn_start);
+            progress(s.log_size());
+            check
+        })
+        .collect()
+}
+
+/// The entries of `leader-epoch-checkpoint` (none when it is absent).
+fn read_leader_epochs(partition: &Partition) -> Result<Vec<LeaderEpochEntry>, LogDirError> {
+    let path = partition.leader_epoch_checkpoint_path();
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let text = read_small(&path, 64 << 20)?;
+    parse_leader_epoch_checkpoint(&String::from_utf8_lossy(&text))
+        .map_err(|e| LogDirError::format(&path, e))
+}
+
+/// Base offsets of the `.txnindex` files whose bytes recovery changes.
+fn txn_indexes_written(
+    partition: &Partition,
+    snapshots: &SnapshotPlan,
+) -> Result<Vec<i64>, LogDirError> {
+    let mut written = Vec::new();
+    for (&base, aborted) in &snapshots.txn_indexes {
+        let path = partition.dir.join(segment_file_name(base, "txnindex"));
+        let now = path
+            .exists()
+            .then(|| read_small(&path, 1 << 30))
+            .transpose()?;
+        if txn_index_changes(now.as_deref(), aborted) {
+            written.push(base);
+        }
+    }
+    Ok(written)
+}
+
 /// Checks every segment of `partition` in parallel, then plans Kafka's
 /// recovery as a broker started with `load` would do it; `progress` is
 /// called with the bytes of each segment when it is done.
@@ -65,58 +181,13 @@ pub fn check_partition(
     load: &LoadInputs,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<PartitionReport, LogDirError> {
-    let recovery_point = load.recovery_point;
-    let log_dir = &partition.log_dir();
-    let (recovery_point, recovery_point_source) = match recovery_point {
-        Some(rp) => (rp, "given on the command line".to_string()),
-        None => match partition.checkpointed_offset("recovery-point-offset-checkpoint")? {
-            Some(rp) => (rp, "from recovery-point-offset-checkpoint".to_string()),
-            None => (
-                0,
-                "no recovery-point-offset-checkpoint entry, so 0: every segment".to_string(),
-            ),
-        },
-    };
-    let mut existing = BTreeMap::new();
-    for &offset in &partition.snapshots {
-        let path = partition.dir.join(segment_file_name(offset, "snapshot"));
-        existing.insert(offset, read_small(&path, 1 << 30)?);
-    }
-    // The replay normally reads the segments from the recovery point on,
-    // the last one and those recovered for a missing index: they get the
-    // in-memory budget; any other segment is read again if it is needed.
-    let budget = BatchBudget::new(options.producer_batches_in_memory);
-    let no_budget = BatchBudget::new(0);
-    let replay_from = partition.floor_segment(recovery_point).unwrap_or(0);
-    let last = partition.segments.len().saturating_sub(1);
-    let checks = partition
-        .segments
-        .par_iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let replayed = i >= replay_from || i == last || !s.offset_index_path().exists();
-            let budget = if replayed { &budget } else { &no_budget };
-            let txn_start = TxnStart::at(
-                s.base_offset,
-                existing.get(&s.base_offset).map(Vec::as_slice),
-            );
-            let check = check_segment(s, options, budget, txn_start);
-            progress(s.log_size());
-            check
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let epochs_path = partition.leader_epoch_checkpoint_path();
-    let leader_epochs = if epochs_path.exists() {
-        let text = read_small(&epochs_path, 64 << 20)?;
-        parse_leader_epoch_checkpoint(&String::from_utf8_lossy(&text))
-            .map_err(|e| LogDirError::format(&epochs_path, e))?
-    } else {
-        Vec::new()
-    };
+    let (recovery_point, recovery_point_source) = recovery_point(partition, load.recovery_point)?;
+    let existing = read_snapshots(partition)?;
+    let checks = check_segments(partition, options, recovery_point, &existing, progress)?;
     let state = PartitionState {
         recovery_point,
-        clean_shutdown: log_dir.join(".kafka_cleanshutdown").exists(),
-        leader_epochs,
+        clean_shutdown: partition.log_dir().join(".kafka_cleanshutdown").exists(),
+        leader_epochs: read_leader_epochs(partition)?,
     };
     let mut plan = plan_recovery(&checks, &state);
     let log_start_checkpoint = partition
@@ -125,16 +196,7 @@ pub fn check_partition(
     let snapshots = plan_snapshots(&checks, &plan, existing, log_start_checkpoint, load.expiry)?;
     plan.snapshots_written.clone_from(&snapshots.written);
     plan.snapshots_deleted.clone_from(&snapshots.deleted);
-    for (&base, aborted) in &snapshots.txn_indexes {
-        let path = partition.dir.join(segment_file_name(base, "txnindex"));
-        let now = path
-            .exists()
-            .then(|| read_small(&path, 1 << 30))
-            .transpose()?;
-        if txn_index_changes(now.as_deref(), aborted) {
-            plan.txn_indexes_written.push(base);
-        }
-    }
+    plan.txn_indexes_written = txn_indexes_written(partition, &snapshots)?;
     let snapshots_missing = partition
         .segments
         .iter()

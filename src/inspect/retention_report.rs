@@ -119,9 +119,9 @@ pub struct PartitionRetention {
     /// Total `.log` bytes.
     pub total_bytes: u64,
     /// Log start offset used, and where it came from.
-    pub log_start_offset: (i64, String),
+    pub log_start_offset: SourcedOffset,
     /// High watermark used, and where it came from.
-    pub high_watermark: (i64, String),
+    pub high_watermark: SourcedOffset,
     /// Log end offset.
     pub log_end_offset: i64,
     /// The clock.
@@ -149,18 +149,26 @@ pub struct ReportInputs {
     pub high_watermark: Option<i64>,
 }
 
-/// Builds the report for `partition`.
-pub fn report_partition(
+/// What reading a partition's segments gives: a row per segment, in order.
+struct SegmentScan {
+    rows: Vec<SegmentRow>,
+    log_end_offset: i64,
+    active_roll: Option<ActiveRoll>,
+    warnings: Vec<String>,
+}
+
+/// Reads each segment's sizes and timestamps as Kafka's retention sees them.
+fn scan_segments(
     partition: &Partition,
     config: &RetentionConfig,
-    inputs: ReportInputs,
-) -> Result<PartitionRetention, LogDirError> {
+) -> Result<SegmentScan, LogDirError> {
     let n = partition.segments.len();
-    let mut rows = Vec::with_capacity(n);
-    let mut facts = Vec::with_capacity(n);
-    let mut log_end_offset = 0;
-    let mut warnings = Vec::new();
-    let mut roll = None;
+    let mut scan = SegmentScan {
+        rows: Vec::with_capacity(n),
+        log_end_offset: 0,
+        active_roll: None,
+        warnings: Vec::new(),
+    };
     for (i, segment) in partition.segments.iter().enumerate() {
         let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
         let active = i + 1 == n;
@@ -173,12 +181,12 @@ pub fn report_partition(
         let last_offset = match partition.segments.get(i + 1) {
             Some(next) => next.base_offset - 1,
             None => {
-                log_end_offset = next_offset(segment, log.bytes());
-                log_end_offset - 1
+                scan.log_end_offset = next_offset(segment, log.bytes());
+                scan.log_end_offset - 1
             }
         };
         if !active && largest.source == TimestampSource::LogMtime && batches_max.is_some() {
-            warnings.push(format!(
+            scan.warnings.push(format!(
                 "segment {:020}: its time index is empty, so Kafka uses the .log mtime ({}) instead of its records' largest timestamp ({}); `kseg rebuild-index` restores it",
                 segment.base_offset,
                 largest.value,
@@ -186,7 +194,7 @@ pub fn report_partition(
             ));
         }
         if active {
-            roll = Some(ActiveRoll {
+            scan.active_roll = Some(ActiveRoll {
                 bytes_left: config.segment_bytes - log.bytes().len() as i64,
                 roll_by_time_after: first.map(|f| {
                     (
@@ -196,12 +204,7 @@ pub fn report_partition(
                 }),
             });
         }
-        facts.push(SegmentFacts {
-            base_offset: segment.base_offset,
-            size: log.bytes().len() as u64,
-            largest_timestamp: largest.value,
-        });
-        rows.push(SegmentRow {
+        scan.rows.push(SegmentRow {
             base_offset: segment.base_offset,
             last_offset,
             size: log.bytes().len() as u64,
@@ -214,7 +217,21 @@ pub fn report_partition(
             deleted_now_by: None,
         });
     }
-    let first_base = facts.first().map_or(0, |f| f.base_offset);
+    Ok(scan)
+}
+
+/// An offset and, in words, where it came from.
+pub type SourcedOffset = (i64, String);
+
+/// The log start offset and high watermark retention works with, each with
+/// where it came from: the command line, the log dir's checkpoints, or
+/// what the segments imply.
+fn offsets_in_force(
+    partition: &Partition,
+    inputs: ReportInputs,
+    first_base: i64,
+    log_end_offset: i64,
+) -> Result<(SourcedOffset, SourcedOffset), LogDirError> {
     let log_start_offset = match (
         inputs.log_start_offset,
         partition.checkpointed_offset("log-start-offset-checkpoint")?,
@@ -237,14 +254,22 @@ pub fn report_partition(
             "no replication-offset-checkpoint entry; assumed the log end offset".to_string(),
         ),
     };
-    let state = LogState {
-        log_start_offset: log_start_offset.0,
-        log_end_offset,
-        high_watermark: high_watermark.0,
-        now: inputs.now,
-    };
-    let pass_now = delete_old_segments(&facts, state, config);
-    for step in &pass_now.steps {
+    Ok((log_start_offset, high_watermark))
+}
+
+/// Runs a retention pass at `state.now` and notes on each row which rule
+/// deletes it now, and from when retention.ms lets it go.
+fn judge_rows(rows: &mut [SegmentRow], state: LogState, config: &RetentionConfig) -> DeletionPass {
+    let facts: Vec<SegmentFacts> = rows
+        .iter()
+        .map(|r| SegmentFacts {
+            base_offset: r.base_offset,
+            size: r.size,
+            largest_timestamp: r.largest_timestamp,
+        })
+        .collect();
+    let pass = delete_old_segments(&facts, state, config);
+    for step in &pass.steps {
         for base in &step.deleted {
             if let Some(row) = rows.iter_mut().find(|r| r.base_offset == *base) {
                 row.deleted_now_by = Some(step.rule);
@@ -254,18 +279,36 @@ pub fn report_partition(
     for (row, at) in rows.iter_mut().zip(eligible_at(&facts, state, config)) {
         row.eligible_at = at;
     }
-    data_warnings(&rows, config, inputs.now, &mut warnings);
-    let compaction = if config.compact {
-        Some(compaction_view(
-            partition,
-            &rows,
-            config,
-            log_start_offset.0,
-            inputs.now,
-        )?)
-    } else {
-        None
+    pass
+}
+
+/// Builds the report for `partition`.
+pub fn report_partition(
+    partition: &Partition,
+    config: &RetentionConfig,
+    inputs: ReportInputs,
+) -> Result<PartitionRetention, LogDirError> {
+    let SegmentScan {
+        mut rows,
+        log_end_offset,
+        active_roll,
+        mut warnings,
+    } = scan_segments(partition, config)?;
+    let first_base = rows.first().map_or(0, |r| r.base_offset);
+    let (log_start_offset, high_watermark) =
+        offsets_in_force(partition, inputs, first_base, log_end_offset)?;
+    let state = LogState {
+        log_start_offset: log_start_offset.0,
+        log_end_offset,
+        high_watermark: high_watermark.0,
+        now: inputs.now,
     };
+    let pass_now = judge_rows(&mut rows, state, config);
+    data_warnings(&rows, config, inputs.now, &mut warnings);
+    let compaction = config
+        .compact
+        .then(|| compaction_view(partition, &rows, config, log_start_offset.0, inputs.now))
+        .transpose()?;
     Ok(PartitionRetention {
         partition: partition.name(),
         total_bytes: rows.iter().map(|r| r.size).sum(),
@@ -279,7 +322,7 @@ pub fn report_partition(
         log_end_offset,
         now: inputs.now,
         pass_now,
-        active_roll: roll,
+        active_roll,
         compaction,
         warnings,
     })

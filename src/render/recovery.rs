@@ -2,10 +2,113 @@
 
 use std::io::{self, Write};
 
+use comfy_table::Table;
+use serde_json::json;
+
+use super::OutputFormat;
+use super::index_rebuild::interval_source_json;
+use crate::inspect::partition_check::CheckedPartition;
 use crate::inspect::recovery::{RecoverWhy, RecoveryPlan, SegmentAction};
+
+/// Writes `verify`'s and `recover`'s reports: per partition its plan in
+/// words and a summary table, or one JSON object per partition.
+pub fn write_reports(
+    out: &mut impl Write,
+    checked: &[CheckedPartition],
+    format: OutputFormat,
+) -> io::Result<()> {
+    let mut table = Table::new();
+    table.set_header([
+        "partition",
+        "segments",
+        "recovered",
+        "bytes dropped",
+        "segments deleted",
+        "unseen damage",
+        "stray files",
+    ]);
+    for CheckedPartition {
+        report: r,
+        interval,
+    } in checked
+    {
+        let stray = r.stray_files();
+        if format == OutputFormat::Json {
+            serde_json::to_writer(
+                &mut *out,
+                &json!({"type": "partition", "partition": r.partition.name(), "dir": r.partition.dir.display().to_string(),
+                    "recoveryPointSource": r.recovery_point_source, "strayFiles": stray,
+                    "snapshotsMissing": r.snapshots_missing, "plan": r.plan,
+                    "indexInterval": {"bytes": interval.bytes, "source": interval_source_json(&interval.source)}}),
+            )?;
+            writeln!(out)?;
+            continue;
+        }
+        write_plan(out, &r.partition.name(), &r.plan, &r.recovery_point_source)?;
+        if r.plan.recovered().next().is_some() {
+            writeln!(out, "  indexes rebuilt with {}", interval.describe())?;
+        }
+        for s in &stray {
+            writeln!(
+                out,
+                "  stray file (Kafka deletes or renames it at start-up): {s}"
+            )?;
+        }
+        if !r.snapshots_missing.is_empty() {
+            writeln!(
+                out,
+                "  no producer snapshot at segment bases {:?}: loading replays producer state from an earlier snapshot or the log start (a slower start; nothing is lost)",
+                r.snapshots_missing
+            )?;
+        }
+        let deleted = r
+            .plan
+            .segments
+            .iter()
+            .filter(|s| matches!(s.action, SegmentAction::Delete { .. }))
+            .count();
+        table.add_row([
+            r.partition.name(),
+            r.plan.segments.len().to_string(),
+            r.plan.recovered().count().to_string(),
+            r.plan.truncation.map_or(0, |t| t.bytes_dropped).to_string(),
+            deleted.to_string(),
+            r.plan.unseen_damage.len().to_string(),
+            stray.len().to_string(),
+        ]);
+    }
+    if format == OutputFormat::Text {
+        writeln!(out, "{table}")?;
+    }
+    Ok(())
+}
 
 /// Writes what Kafka will do to partition `name` on its next start.
 pub fn write_plan(
+    w: &mut dyn Write,
+    name: &str,
+    plan: &RecoveryPlan,
+    recovery_point_source: &str,
+) -> io::Result<()> {
+    write_header(w, name, plan, recovery_point_source)?;
+    for s in &plan.segments {
+        if let Some(what) = segment_line(&s.action) {
+            writeln!(w, "  segment {:020}: {what}", s.base_offset)?;
+        }
+    }
+    match &plan.truncation {
+        Some(t) => writeln!(
+            w,
+            "  verdict: Kafka truncates segment {:020} at byte {}; first lost offset {}; {} bytes and {} records dropped",
+            t.segment, t.position, t.first_lost_offset, t.bytes_dropped, t.records_dropped
+        )?,
+        None => writeln!(w, "  verdict: Kafka loses no data")?,
+    }
+    write_side_effects(w, plan)
+}
+
+/// The partition's line and how the recovery point was chosen.
+fn write_header(
     w: &mut dyn Write,
     name: &str,
     plan: &RecoveryPlan,
@@ -41,35 +144,35 @@ pub fn write_plan(
             plan.recovery_point
         )?;
     }
-    for s in &plan.segments {
-        let what = match &s.action {
-            SegmentAction::Keep => continue,
-            SegmentAction::CreateEmptyTimeIndex => "its missing .timeindex is recreated EMPTY, not rebuilt (retention then uses the .log mtime; run kseg rebuild-index)".to_string(),
-            SegmentAction::Recover { why, valid_bytes, truncated_bytes, next_offset, offset_index_entries, time_index_entries, stopped_by } => {
-                let why = match why {
-                    RecoverWhy::PastRecoveryPoint => "past the recovery point",
-                    RecoverWhy::MissingIndex => "its .index is missing",
-                };
-                let cut = match (truncated_bytes, stopped_by) {
-                    (0, _) => "nothing cut".to_string(),
-                    (n, Some(reason)) => format!("truncated to {valid_bytes} bytes ({n} bytes cut): {reason}"),
-                    (n, None) => format!("truncated to {valid_bytes} bytes ({n} bytes cut)"),
-                };
-                format!("recovered ({why}): {cut}; next offset {next_offset}; indexes rebuilt ({offset_index_entries} + {time_index_entries} entries)")
-            }
-            SegmentAction::Delete { bytes } => format!("DELETED ({bytes} bytes), because an earlier segment was truncated"),
-            SegmentAction::Split => "split (offset overflow); loading restarts after that".to_string(),
-        };
-        writeln!(w, "  segment {:020}: {what}", s.base_offset)?;
-    }
-    match &plan.truncation {
-        Some(t) => writeln!(
-            w,
-            "  verdict: Kafka truncates segment {:020} at byte {}; first lost offset {}; {} bytes and {} records dropped",
-            t.segment, t.position, t.first_lost_offset, t.bytes_dropped, t.records_dropped
-        )?,
-        None => writeln!(w, "  verdict: Kafka loses no data")?,
-    }
+    Ok(())
+}
+
+/// What happens to one segment, in words (`None`: it is kept as it is).
+fn segment_line(action: &SegmentAction) -> Option<String> {
+    let what = match action {
+        SegmentAction::Keep => return None,
+        SegmentAction::CreateEmptyTimeIndex => "its missing .timeindex is recreated EMPTY, not rebuilt (retention then uses the .log mtime; run kseg rebuild-index)".to_string(),
+        SegmentAction::Recover { why, valid_bytes, truncated_bytes, next_offset, offset_index_entries, time_index_entries, stopped_by } => {
+            let why = match why {
+                RecoverWhy::PastRecoveryPoint => "past the recovery point",
+                RecoverWhy::MissingIndex => "its .index is missing",
+            };
+            let cut = match (truncated_bytes, stopped_by) {
+                (0, _) => "nothing cut".to_string(),
+                (n, Some(reason)) => format!("truncated to {valid_bytes} bytes ({n} bytes cut): {reason}"),
+                (n, None) => format!("truncated to {valid_bytes} bytes ({n} bytes cut)"),
+            };
+            format!("recovered ({why}): {cut}; next offset {next_offset}; indexes rebuilt ({offset_index_entries} + {time_index_entries} entries)")
+        }
+        SegmentAction::Delete { bytes } => format!("DELETED ({bytes} bytes), because an earlier segment was truncated"),
+        SegmentAction::Split => "split (offset overflow); loading restarts after that".to_string(),
+    };
+    Some(what)
+}
+
+/// Snapshots, `.txnindex` files and leader epochs the recovery changes,
+/// and the damage it does not see.
+fn write_side_effects(w: &mut dyn Write, plan: &RecoveryPlan) -> io::Result<()> {
     if !plan.snapshots_deleted.is_empty() {
         writeln!(
             w,

@@ -9,11 +9,12 @@ use super::backup::Backup;
 use super::error::{AtStep, RepairError};
 use super::write::{replace_file, truncate_file};
 use crate::format::checkpoint::{LeaderEpochEntry, encode_leader_epoch_checkpoint};
-use crate::format::txn_index::encode_txn_index;
+use crate::format::txn_index::{AbortedTxn, encode_txn_index};
 use crate::inspect::index_build::build_indexes_from_file;
 use crate::inspect::recovery::{RecoveryPlan, SegmentAction};
 use crate::inspect::segment_check::SegmentCheck;
 use crate::inspect::snapshot_plan::SnapshotPlan;
+use crate::logdir::Segment;
 use crate::logdir::file_name::segment_file_name;
 
 fn remove(backup: &mut Backup, path: &Path) -> Result<(), RepairError> {
@@ -27,6 +28,124 @@ fn remove(backup: &mut Backup, path: &Path) -> Result<(), RepairError> {
 fn write(backup: &mut Backup, path: &Path, bytes: &[u8]) -> Result<(), RepairError> {
     backup.save(path)?;
     replace_file(path, bytes)
+}
+
+/// The entry counts and size a recovered segment's plan expects.
+struct Expected {
+    valid_bytes: u64,
+    offset_index_entries: usize,
+    time_index_entries: usize,
+}
+
+/// The `.index` and `.timeindex` bytes Kafka's recovery leaves for `s`,
+/// built again from its `.log` now; refused when the walk no longer ends
+/// where the plan says (the file changed since it was checked).
+fn rebuilt_indexes(
+    s: &Segment,
+    expected: &Expected,
+    interval: u64,
+) -> Result<(Vec<u8>, Vec<u8>), RepairError> {
+    if expected.valid_bytes == 0 {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let build = build_indexes_from_file(&s.log_path(), s.base_offset, interval, true)?;
+    if build.valid_bytes != expected.valid_bytes
+        || build.offset_entry_count != expected.offset_index_entries
+        || build.time_entry_count != expected.time_index_entries
+    {
+        return Err(RepairError::Refused(format!(
+            "{} changed since it was checked: its valid data now ends at byte {}, not {}; nothing more was changed (run recover again)",
+            s.log_path().display(),
+            build.valid_bytes,
+            expected.valid_bytes
+        )));
+    }
+    Ok((
+        build.offset_index_bytes(s.base_offset),
+        build.time_index_bytes(s.base_offset),
+    ))
+}
+
+/// Recovers one segment: truncates its `.log` and writes its rebuilt
+/// indexes (and `.txnindex`, when the plan rewrites it).
+fn recover_segment(
+    s: &Segment,
+    expected: &Expected,
+    truncated_bytes: u64,
+    aborted: Option<&[AbortedTxn]>,
+    interval: u64,
+    backup: &mut Backup,
+) -> Result<(), RepairError> {
+    let (index, time_index) = rebuilt_indexes(s, expected, interval)?;
+    if truncated_bytes > 0 {
+        backup.save(&s.log_path())?;
+        truncate_file(&s.log_path(), expected.valid_bytes)?;
+    }
+    write(backup, &s.offset_index_path(), &index)?;
+    write(backup, &s.time_index_path(), &time_index)?;
+    if let Some(aborted) = aborted {
+        write(backup, &s.txn_index_path(), &encode_txn_index(aborted))?;
+    }
+    Ok(())
+}
+
+/// Removes a segment's files.
+fn delete_segment(s: &Segment, backup: &mut Backup) -> Result<(), RepairError> {
+    for path in [
+        s.log_path(),
+        s.offset_index_path(),
+        s.time_index_path(),
+        s.txn_index_path(),
+    ] {
+        remove(backup, &path)?;
+    }
+    Ok(())
+}
+
+/// Deletes and writes the producer snapshots loading leaves.
+fn apply_snapshots(
+    dir: &Path,
+    snapshots: &SnapshotPlan,
+    backup: &mut Backup,
+) -> Result<(), RepairError> {
+    for offset in &snapshots.deleted {
+        remove(backup, &dir.join(segment_file_name(*offset, "snapshot")))?;
+    }
+    for offset in &snapshots.written {
+        let bytes = snapshots
+            .files
+            .get(offset)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        write(
+            backup,
+            &dir.join(segment_file_name(*offset, "snapshot")),
+            bytes,
+        )?;
+    }
+    Ok(())
+}
+
+/// Rewrites `leader-epoch-checkpoint` without the entries the plan removes.
+fn trim_leader_epochs(
+    dir: &Path,
+    plan: &RecoveryPlan,
+    leader_epochs: &[LeaderEpochEntry],
+    backup: &mut Backup,
+) -> Result<(), RepairError> {
+    if plan.leader_epochs_removed.is_empty() {
+        return Ok(());
+    }
+    let kept: Vec<LeaderEpochEntry> = leader_epochs
+        .iter()
+        .copied()
+        .filter(|e| !plan.leader_epochs_removed.contains(e))
+        .collect();
+    write(
+        backup,
+        &dir.join("leader-epoch-checkpoint"),
+        encode_leader_epoch_checkpoint(&kept).as_bytes(),
+    )
 }
 
 /// Applies `plan` to the partition in `dir`; `checks` are the segment checks
@@ -55,7 +174,7 @@ pub fn apply_recovery(
     for (segment, check) in plan.segments.iter().zip(checks) {
         let s = &check.segment;
         match &segment.action {
-            SegmentAction::Keep => {}
+            SegmentAction::Keep | SegmentAction::Split => {}
             SegmentAction::CreateEmptyTimeIndex => write(backup, &s.time_index_path(), &[])?,
             SegmentAction::Recover {
                 valid_bytes,
@@ -64,80 +183,22 @@ pub fn apply_recovery(
                 time_index_entries,
                 ..
             } => {
-                let emptied = *valid_bytes == 0;
-                let (index, time_index) = if emptied {
-                    (Vec::new(), Vec::new())
-                } else {
-                    let build =
-                        build_indexes_from_file(&s.log_path(), s.base_offset, interval, true)?;
-                    if build.valid_bytes != *valid_bytes
-                        || build.offset_entry_count != *offset_index_entries
-                        || build.time_entry_count != *time_index_entries
-                    {
-                        return Err(RepairError::Refused(format!(
-                            "{} changed since it was checked: its valid data now ends at byte {}, not {valid_bytes}; nothing more was changed (run recover again)",
-                            s.log_path().display(),
-                            build.valid_bytes
-                        )));
-                    }
-                    (
-                        build.offset_index_bytes(s.base_offset),
-                        build.time_index_bytes(s.base_offset),
-                    )
+                let expected = Expected {
+                    valid_bytes: *valid_bytes,
+                    offset_index_entries: *offset_index_entries,
+                    time_index_entries: *time_index_entries,
                 };
-                if *truncated_bytes > 0 {
-                    backup.save(&s.log_path())?;
-                    truncate_file(&s.log_path(), *valid_bytes)?;
-                }
-                write(backup, &s.offset_index_path(), &index)?;
-                write(backup, &s.time_index_path(), &time_index)?;
-                if plan.txn_indexes_written.contains(&s.base_offset) {
-                    let aborted = snapshots
+                let aborted = plan.txn_indexes_written.contains(&s.base_offset).then(|| {
+                    snapshots
                         .txn_indexes
                         .get(&s.base_offset)
-                        .map_or(&[][..], Vec::as_slice);
-                    write(backup, &s.txn_index_path(), &encode_txn_index(aborted))?;
-                }
+                        .map_or(&[][..], Vec::as_slice)
+                });
+                recover_segment(s, &expected, *truncated_bytes, aborted, interval, backup)?;
             }
-            SegmentAction::Delete { .. } => {
-                for path in [
-                    s.log_path(),
-                    s.offset_index_path(),
-                    s.time_index_path(),
-                    s.txn_index_path(),
-                ] {
-                    remove(backup, &path)?;
-                }
-            }
-            SegmentAction::Split => unreachable!("refused above"),
+            SegmentAction::Delete { .. } => delete_segment(s, backup)?,
         }
     }
-    for offset in &snapshots.deleted {
-        remove(backup, &dir.join(segment_file_name(*offset, "snapshot")))?;
-    }
-    for offset in &snapshots.written {
-        let bytes = snapshots
-            .files
-            .get(offset)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        write(
-            backup,
-            &dir.join(segment_file_name(*offset, "snapshot")),
-            bytes,
-        )?;
-    }
-    if !plan.leader_epochs_removed.is_empty() {
-        let kept: Vec<LeaderEpochEntry> = leader_epochs
-            .iter()
-            .copied()
-            .filter(|e| !plan.leader_epochs_removed.contains(e))
-            .collect();
-        write(
-            backup,
-            &dir.join("leader-epoch-checkpoint"),
-            encode_leader_epoch_checkpoint(&kept).as_bytes(),
-        )?;
-    }
-    Ok(())
+    apply_snapshots(dir, snapshots, backup)?;
+    trim_leader_epochs(dir, plan, leader_epochs, backup)
 }
