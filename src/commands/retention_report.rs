@@ -4,14 +4,11 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use comfy_table::Table;
-
 use kseg::format::properties::parse_properties;
 use kseg::inspect::retention_config::RetentionConfig;
 use kseg::inspect::retention_report::{ReportInputs, report_partition};
 use kseg::logdir::target::resolve;
-use kseg::render::retention::write_report;
-use kseg::render::time::duration;
+use kseg::render::retention::{LogDirSummary, write_report};
 
 use crate::cli::{KafkaVersion, RetentionReportArgs};
 use crate::exit_code::ExitCode;
@@ -60,15 +57,7 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
     };
     let targets = resolve(&args.path)?;
     let mut out = std::io::stdout().lock();
-    let mut summary = Table::new();
-    summary.set_header([
-        "partition",
-        "bytes",
-        "segments",
-        "oldest data",
-        "memory maps (about 2 per segment)",
-    ]);
-    let mut maps = 0;
+    let mut summary = LogDirSummary::default();
     for target in &targets {
         let report = report_partition(&target.partition, &config, inputs)?;
         if args.json {
@@ -81,28 +70,10 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
             write_report(&mut out, &report, &config)?;
             writeln!(out)?;
         }
-        maps += 2 * report.segments.len();
-        summary.add_row([
-            report.partition.clone(),
-            report.total_bytes.to_string(),
-            report.segments.len().to_string(),
-            report.oldest_data_age_ms.map_or("-".into(), duration),
-            (2 * report.segments.len()).to_string(),
-        ]);
+        summary.add(&report);
     }
     if targets.len() > 1 && !args.json {
-        writeln!(out, "{summary}")?;
-        if let Some(limit) = max_map_count() {
-            writeln!(
-                out,
-                "the broker maps about {maps} index files for these partitions; vm.max_map_count on this host is {limit}{}",
-                if maps as u64 * 2 > limit {
-                    ": too close, expect \"Map failed\" (raise vm.max_map_count)"
-                } else {
-                    ""
-                }
-            )?;
-        }
+        summary.write(&mut out, max_map_count())?;
     }
     Ok(ExitCode::Ok)
 }

@@ -2,6 +2,7 @@
 //! rebuilds, recovery plans and retention verdicts. Nothing here writes.
 
 pub mod batch_audit;
+pub mod entry_count;
 pub mod index_build;
 pub mod index_check;
 pub mod index_compare;

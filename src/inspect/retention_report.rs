@@ -5,7 +5,8 @@
 
 use serde::Serialize;
 
-use super::locate::{EntryCount, next_offset};
+use super::entry_count::EntryCount;
+use super::locate::next_offset;
 use super::retention::{DeletionPass, LogState, SegmentFacts, delete_old_segments, eligible_at};
 use super::retention_config::RetentionConfig;
 use super::segment_time::{

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::locate::EntryCount;
+use super::entry_count::EntryCount;
 use crate::format::SummaryIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::time_index::TimeIndex;

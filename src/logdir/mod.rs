@@ -4,6 +4,7 @@
 pub mod chunked;
 pub mod error;
 pub mod file_name;
+pub mod identify;
 pub mod lock;
 pub mod log_dir;
 pub mod mapped;

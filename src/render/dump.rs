@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use crate::logdir::file_name::FileKind;
 use serde_json::{Map, Value, json};
 
 use super::OutputFormat;
@@ -419,5 +420,23 @@ impl<W: Write> DumpPrinter<W> {
     /// Flushes the writer.
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
+    }
+}
+
+/// The `kind` a JSON `file` line gives a file of this kind.
+pub fn kind_name(kind: FileKind) -> &'static str {
+    match kind {
+        FileKind::Log => "log",
+        FileKind::KraftSnapshot => "kraftSnapshot",
+        FileKind::OffsetIndex => "offsetIndex",
+        FileKind::TimeIndex => "timeIndex",
+        FileKind::TxnIndex => "txnIndex",
+        FileKind::ProducerSnapshot => "producerSnapshot",
+        FileKind::LeaderEpochCheckpoint => "leaderEpochCheckpoint",
+        FileKind::OffsetCheckpoint => "offsetCheckpoint",
+        FileKind::PartitionMetadata => "partitionMetadata",
+        FileKind::MetaProperties => "metaProperties",
+        FileKind::CleanShutdown => "cleanShutdown",
+        FileKind::Stray | FileKind::Unknown => "unknown",
     }
 }

@@ -218,3 +218,56 @@ pub fn bottom_line(r: &PartitionRetention, config: &RetentionConfig) -> String {
         ),
     }
 }
+
+/// The summary of a log dir's partitions: sizes, oldest data, and the
+/// memory maps their indexes take against `vm.max_map_count`.
+#[derive(Debug, Default)]
+pub struct LogDirSummary {
+    rows: Vec<[String; 5]>,
+    maps: usize,
+}
+
+impl LogDirSummary {
+    /// Adds a partition's row.
+    pub fn add(&mut self, report: &PartitionRetention) {
+        let maps = 2 * report.segments.len();
+        self.maps += maps;
+        self.rows.push([
+            report.partition.clone(),
+            report.total_bytes.to_string(),
+            report.segments.len().to_string(),
+            report.oldest_data_age_ms.map_or("-".into(), duration),
+            maps.to_string(),
+        ]);
+    }
+
+    /// Writes the table and, with the host's `vm.max_map_count`, whether
+    /// the broker's maps come close to it.
+    pub fn write(&self, w: &mut dyn Write, max_map_count: Option<u64>) -> io::Result<()> {
+        let mut table = Table::new();
+        table.set_header([
+            "partition",
+            "bytes",
+            "segments",
+            "oldest data",
+            "memory maps (about 2 per segment)",
+        ]);
+        for row in &self.rows {
+            table.add_row(row.clone());
+        }
+        writeln!(w, "{table}")?;
+        if let Some(limit) = max_map_count {
+            writeln!(
+                w,
+                "the broker maps about {} index files for these partitions; vm.max_map_count on this host is {limit}{}",
+                self.maps,
+                if self.maps as u64 * 2 > limit {
+                    ": too close, expect \"Map failed\" (raise vm.max_map_count)"
+                } else {
+                    ""
+                }
+            )?;
+        }
+        Ok(())
+    }
+}

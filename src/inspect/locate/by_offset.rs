@@ -3,10 +3,11 @@
 
 use crate::format::BatchIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::inspect::entry_count::EntryCount;
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
 use super::segment::{
-    BatchRef, EntryCount, IndexStep, ScanStep, locate_in_segment, next_offset, scan_next_segment,
+    BatchRef, IndexStep, ScanStep, locate_in_segment, next_offset, scan_next_segment,
 };
 
 /// The whole lookup of one offset.

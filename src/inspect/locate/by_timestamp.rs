@@ -1,10 +1,11 @@
 //! `offsetsForTimes` across a partition: the first segment whose largest
 //! timestamp reaches the target, then that segment's search.
 
+use crate::inspect::entry_count::EntryCount;
 use crate::inspect::segment_time::largest_timestamp;
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
-use super::segment::{EntryCount, IndexStep, ScanStep, TimestampAnswer, find_by_timestamp};
+use super::segment::{IndexStep, ScanStep, TimestampAnswer, find_by_timestamp};
 
 /// The whole lookup of one timestamp.
 #[derive(Debug, Clone, PartialEq, Eq)]

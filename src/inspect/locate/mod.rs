@@ -7,11 +7,12 @@ mod by_offset;
 mod by_timestamp;
 mod segment;
 
+pub use crate::inspect::entry_count::EntryCount;
 pub use by_offset::{FoundBatch, OffsetLookup, OffsetVerdict, RecordAt, lookup_offset};
 pub use by_timestamp::{TimestampLookup, TimestampSegment, lookup_timestamp};
 pub use segment::{
-    BatchRef, EntryCount, IndexStep, ScanStep, TimestampAnswer, find_by_timestamp,
-    locate_in_segment, next_offset, scan_next_segment, time_index_step,
+    BatchRef, IndexStep, ScanStep, TimestampAnswer, find_by_timestamp, locate_in_segment,
+    next_offset, scan_next_segment, time_index_step,
 };
 
 use crate::logdir::{LogDirError, Partition};

@@ -8,6 +8,7 @@ use crate::format::index_search::SearchTrace;
 use crate::format::offset_index::{OFFSET_INDEX_ENTRY_SIZE, OffsetIndex};
 use crate::format::time_index::{TIME_INDEX_ENTRY_SIZE, TimeIndex};
 use crate::format::{BatchSummary, FileBatch, SummaryIter};
+use crate::inspect::entry_count::EntryCount;
 use crate::logdir::{CachePolicy, MappedFile, Segment};
 
 /// A batch as the scan saw it.
@@ -79,28 +80,6 @@ pub struct ScanStep {
     pub bytes_read: u64,
     /// A framing error that stopped the scan.
     pub error: Option<String>,
-}
-
-/// Which entries of an index a lookup searches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum EntryCount {
-    /// The real entries: what a running broker (or one that recovered the
-    /// segment) searches.
-    #[default]
-    Live,
-    /// File length / entry size, a preallocated zero tail included: what
-    /// `LogSegment.open` on the files as they are would search.
-    AsOpened,
-}
-
-impl EntryCount {
-    /// Picks the count this mode searches.
-    fn pick(self, live: usize, as_opened: usize) -> usize {
-        match self {
-            Self::Live => live,
-            Self::AsOpened => as_opened,
-        }
-    }
 }
 
 impl IndexStep {

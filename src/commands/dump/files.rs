@@ -1,0 +1,82 @@
+//! Dumps of the small files: `.txnindex`, producer snapshots, checkpoints,
+//! `partition.metadata` and `meta.properties`.
+
+use std::path::Path;
+
+use kseg::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
+use kseg::format::producer_snapshot::parse_producer_snapshot;
+use kseg::format::properties::{parse_partition_metadata, parse_properties};
+use kseg::format::txn_index::parse_txn_index;
+use kseg::logdir::file_name::FileKind;
+use kseg::logdir::mapped::{INDEX_READ_LIMIT, read_small};
+
+use super::Printer;
+use crate::exit_code::ExitCode;
+
+pub(super) fn dump_txn_index(path: &Path, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    let bytes = read_small(path, INDEX_READ_LIMIT)?;
+    let entries =
+        parse_txn_index(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    for entry in &entries {
+        printer.txn_entry(entry)?;
+    }
+    let partial = bytes.len() % kseg::format::txn_index::TXN_INDEX_ENTRY_SIZE;
+    if partial != 0 {
+        eprintln!(
+            "kseg: {}: {partial} trailing bytes do not make a whole entry (Kafka ignores them)",
+            path.display()
+        );
+        return Ok(ExitCode::Findings);
+    }
+    Ok(ExitCode::Ok)
+}
+
+pub(super) fn dump_snapshot(path: &Path, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    let bytes = read_small(path, INDEX_READ_LIMIT)?;
+    match parse_producer_snapshot(&bytes) {
+        Ok(snapshot) => {
+            for entry in &snapshot.entries {
+                printer.producer_entry(entry)?;
+            }
+            Ok(ExitCode::Ok)
+        }
+        Err(err) => {
+            eprintln!("kseg: {}: corrupt producer snapshot {err}", path.display());
+            Ok(ExitCode::Findings)
+        }
+    }
+}
+
+pub(super) fn dump_text_file(
+    path: &Path,
+    kind: FileKind,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<ExitCode> {
+    let bytes = read_small(path, 64 << 20)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let bad = |e: kseg::format::FormatError| anyhow::anyhow!("{}: {e}", path.display());
+    match kind {
+        FileKind::LeaderEpochCheckpoint => {
+            for e in parse_leader_epoch_checkpoint(&text).map_err(bad)? {
+                printer.leader_epoch_entry(&e)?;
+            }
+        }
+        FileKind::OffsetCheckpoint => {
+            for e in parse_offset_checkpoint(&text).map_err(bad)? {
+                printer.offset_checkpoint_entry(&e)?;
+            }
+        }
+        FileKind::PartitionMetadata => {
+            let meta = parse_partition_metadata(&text).map_err(bad)?;
+            printer.property("version", &meta.version.to_string())?;
+            printer.property("topic_id", &meta.topic_id)?;
+        }
+        FileKind::MetaProperties => {
+            for (key, value) in parse_properties(&text) {
+                printer.property(&key, &value)?;
+            }
+        }
+        _ => printer.note("cleanShutdown", text.trim())?,
+    }
+    Ok(ExitCode::Ok)
+}

@@ -1,0 +1,152 @@
+//! A `.log` (or KRaft snapshot) dump: batches stream past one reused
+//! buffer, records are decoded only when asked for.
+
+use std::ops::ControlFlow;
+use std::path::Path;
+
+use kseg::format::FileBatch;
+use kseg::format::record::parse_control_record;
+use kseg::logdir::chunked::walk_batches;
+use kseg::logdir::{LogDirError, PageCacheGuard};
+use kseg::render::dump::RecordOptions;
+
+use super::{Printer, absolute, file_name};
+use crate::cli::DumpArgs;
+use crate::exit_code::ExitCode;
+
+/// The state of one `.log` dump while its batches stream past.
+struct LogDump<'p, 'w> {
+    path: &'p Path,
+    args: &'p DumpArgs,
+    printer: &'p mut Printer<'w>,
+    code: ExitCode,
+    scratch: Vec<u8>,
+    last_record_offset: Option<i64>,
+    non_consecutive: Vec<(i64, i64)>,
+    failed: Option<std::io::Error>,
+}
+
+impl LogDump<'_, '_> {
+    /// Prints one batch (and its records when deep); false once `--max-bytes` is reached.
+    fn batch(&mut self, batch: &FileBatch<'_>) -> std::io::Result<bool> {
+        let args = self.args;
+        if args
+            .max_bytes
+            .is_some_and(|max| batch.position + batch.size() > max)
+        {
+            return Ok(false);
+        }
+        let limit = args.max_decompressed_bytes;
+        let summary = match batch.summary(&mut self.scratch, limit) {
+            Ok(s) => s,
+            Err(err) => {
+                eprintln!("kseg: {}: {err}; skipping this batch", self.path.display());
+                self.code = ExitCode::Findings;
+                return Ok(true);
+            }
+        };
+        let is_valid = batch.is_valid();
+        self.printer.batch(&summary, is_valid)?;
+        if !is_valid {
+            self.code = ExitCode::Findings;
+        }
+        if !(args.deep_iteration || args.print_data_log || args.skip_record_metadata) {
+            return Ok(true);
+        }
+        let opts = RecordOptions {
+            print_data: args.print_data_log,
+            skip_metadata: args.skip_record_metadata,
+        };
+        let decoded = batch.records(&mut self.scratch, limit);
+        for record in &decoded.records {
+            let control = summary.is_control.then(|| parse_control_record(record));
+            self.printer
+                .record(&summary, record, control.as_ref(), opts)?;
+            if let Some(prev) = self
+                .last_record_offset
+                .filter(|&p| record.offset != p.wrapping_add(1))
+            {
+                self.non_consecutive.push((prev, record.offset));
+            }
+            self.last_record_offset = Some(record.offset);
+        }
+        if let Some(err) = decoded.error {
+            self.printer.record_error(&summary, &err)?;
+            eprintln!(
+                "kseg: {}: records of the batch at byte {}: {err}",
+                self.path.display(),
+                summary.position
+            );
+            self.code = ExitCode::Findings;
+        }
+        Ok(true)
+    }
+}
+
+/// Dumps record batches (a `.log` or a KRaft snapshot) under `header`.
+pub(super) fn dump_log(
+    path: &Path,
+    header: &str,
+    args: &DumpArgs,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<ExitCode> {
+    // Read through a small reused buffer; the guard notes which pages were
+    // cached before, so that dropping it can evict the others again.
+    let _cache = (!args.keep_cache)
+        .then(|| PageCacheGuard::open(path))
+        .transpose()?;
+    let file_len = std::fs::metadata(path)
+        .map_err(|e| LogDirError::io(path, e))?
+        .len();
+    let mut walk = LogDump {
+        path,
+        args,
+        printer,
+        code: ExitCode::Ok,
+        scratch: Vec::new(),
+        last_record_offset: None,
+        non_consecutive: Vec::new(),
+        failed: None,
+    };
+    walk.printer.header(header)?;
+    let end = walk_batches(path, |batch| match walk.batch(batch) {
+        Ok(true) => ControlFlow::Continue(()),
+        Ok(false) => ControlFlow::Break(()),
+        Err(e) => {
+            walk.failed = Some(e);
+            ControlFlow::Break(())
+        }
+    })?;
+    if let Some(e) = walk.failed {
+        return Err(e.into());
+    }
+    let LogDump {
+        mut code,
+        non_consecutive,
+        printer,
+        ..
+    } = walk;
+    if let Some(err) = end.filter(|e| args.max_bytes.is_none_or(|max| e.offset < max)) {
+        let len = file_len - err.offset;
+        printer.trailing_bytes(
+            &file_name(path),
+            err.offset,
+            len,
+            &err,
+            args.max_bytes.is_none(),
+        )?;
+        eprintln!(
+            "kseg: {}: {err}; the {len} bytes from there to the end are not batches (Kafka's recovery truncates them; see `kseg verify`)",
+            path.display()
+        );
+        code = ExitCode::Findings;
+    }
+    if !non_consecutive.is_empty() {
+        // Expected on compacted topics; kafka-dump-log prints the same list (newest first).
+        eprintln!("Non-consecutive offsets in {}", absolute(path));
+        for (prev, next) in &non_consecutive {
+            eprintln!("  {prev} is followed by {next}");
+        }
+    }
+    Ok(code)
+}
