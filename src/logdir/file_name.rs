@@ -79,6 +79,11 @@ pub fn classify(name: &str) -> FileKind {
     if parse_base_offset(name).is_none() {
         return FileKind::Unknown;
     }
+    by_extension(name)
+}
+
+/// The kind of a segment file by its extension alone.
+fn by_extension(name: &str) -> FileKind {
     match name.rsplit_once('.').map(|(_, ext)| ext) {
         Some("log") => FileKind::Log,
         Some("index") => FileKind::OffsetIndex,
@@ -96,14 +101,7 @@ pub fn classify_by_suffix(name: &str) -> FileKind {
         .iter()
         .find_map(|suffix| name.strip_suffix(suffix))
         .unwrap_or(name);
-    match name.rsplit_once('.').map(|(_, ext)| ext) {
-        Some("log") => FileKind::Log,
-        Some("index") => FileKind::OffsetIndex,
-        Some("timeindex") => FileKind::TimeIndex,
-        Some("txnindex") => FileKind::TxnIndex,
-        Some("snapshot") => FileKind::ProducerSnapshot,
-        _ => FileKind::Unknown,
-    }
+    by_extension(name)
 }
 
 /// Bytes [`sniff`] needs to see.
