@@ -50,9 +50,12 @@ pub fn create_backup(
             std::path::PathBuf::from(format!("kseg-backup-{now}-{}", std::process::id()))
         }
     };
-    let absolute = std::path::absolute(&dir)?;
+    let resolve = |path: &std::path::Path| {
+        std::path::absolute(path).map_err(|e| anyhow::anyhow!("resolving {}: {e}", path.display()))
+    };
+    let absolute = resolve(&dir)?;
     for log_dir in log_dirs {
-        let log_dir_absolute = std::path::absolute(log_dir)?;
+        let log_dir_absolute = resolve(log_dir)?;
         if absolute.starts_with(&log_dir_absolute) {
             anyhow::bail!(
                 "backup directory {} is inside log dir {}; Kafka would refuse to start with it there. Pass --backup-dir elsewhere",

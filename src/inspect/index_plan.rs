@@ -214,3 +214,117 @@ fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, LogDirError> {
         .then(|| read_small(path, INDEX_READ_LIMIT))
         .transpose()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::encode::{BatchSpec, RecordSpec, encode_batch};
+    use crate::inspect::index_build::build_indexes;
+
+    /// 40 one-record batches of about 100 bytes, offsets 0..40, timestamps 1000..1040.
+    fn log() -> Vec<u8> {
+        (0..40)
+            .flat_map(|i| {
+                encode_batch(&BatchSpec {
+                    base_offset: i,
+                    records: vec![RecordSpec {
+                        timestamp: 1000 + i,
+                        value: Some(vec![7; 30]),
+                        ..RecordSpec::default()
+                    }],
+                    ..BatchSpec::default()
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_plan_judges_each_kind_of_index_file() {
+        let log = log();
+        let build = build_indexes(&log, 0, 300, true);
+        let rebuilt = build.offset_index_bytes(0);
+        assert!(build.offset_entries.len() > 4);
+        let judge =
+            |existing: Option<&[u8]>| judge_offset_index(existing, &rebuilt, &build, 0, &log);
+        assert_eq!(judge(Some(&rebuilt)), IndexStatus::Same);
+        assert_eq!(judge(None), IndexStatus::Missing);
+        // Every other entry: sparser, still right for lookups.
+        let sparse: Vec<u8> = rebuilt.chunks(8).step_by(2).flatten().copied().collect();
+        let consistent = judge(Some(&sparse));
+        assert!(
+            matches!(
+                consistent,
+                IndexStatus::Differs {
+                    consistent_with_log: true,
+                    ..
+                }
+            ),
+            "{consistent:?}"
+        );
+        // An entry pointing into the middle of a batch.
+        let mut torn = rebuilt.clone();
+        torn[7] ^= 1;
+        let corrupt = judge(Some(&torn));
+        assert!(
+            matches!(
+                corrupt,
+                IndexStatus::Differs {
+                    consistent_with_log: false,
+                    ..
+                }
+            ),
+            "{corrupt:?}"
+        );
+        let mut preallocated = rebuilt.clone();
+        preallocated.resize(rebuilt.len() + 80, 0);
+        assert!(matches!(
+            judge(Some(&preallocated)),
+            IndexStatus::Preallocated { .. }
+        ));
+
+        for (status, keep_by_default) in [
+            (IndexStatus::Same, true),
+            (consistent, true),
+            (IndexStatus::Preallocated { file_size: 1 }, true),
+            (IndexStatus::Missing, false),
+            (corrupt, false),
+        ] {
+            let expected = if keep_by_default {
+                IndexAction::Keep
+            } else {
+                IndexAction::Write
+            };
+            assert_eq!(
+                action_for(&status, WriteMode::Write),
+                expected,
+                "{status:?}"
+            );
+            assert_eq!(action_for(&status, WriteMode::Check), IndexAction::Keep);
+            assert_eq!(action_for(&status, WriteMode::Force), IndexAction::Write);
+            let dry = if keep_by_default {
+                IndexAction::Keep
+            } else {
+                IndexAction::WouldWrite
+            };
+            assert_eq!(action_for(&status, WriteMode::DryRun), dry, "{status:?}");
+        }
+    }
+
+    #[test]
+    fn a_live_active_time_index_lacks_only_its_closing_entry() {
+        let log = log();
+        let build = build_indexes(&log, 0, 300, true);
+        let rebuilt = build.time_index_bytes(0);
+        let before_close = &rebuilt[..rebuilt.len() - 12];
+        let mut live = before_close.to_vec();
+        live.resize(before_close.len() + 120, 0);
+        assert!(matches!(
+            judge_time_index(Some(&live), &rebuilt, &build, 0),
+            IndexStatus::Preallocated { .. }
+        ));
+        assert_eq!(
+            judge_time_index(Some(&rebuilt), &rebuilt, &build, 0),
+            IndexStatus::Same
+        );
+    }
+}

@@ -232,3 +232,40 @@ fn a_failed_write_names_the_step_and_the_path() {
         "{message}"
     );
 }
+
+/// verify's JSON plan of `dir` at recovery point 0, with `flag` added.
+fn plan(dir: &Path, flag: Option<String>) -> (serde_json::Value, serde_json::Value) {
+    let mut args = vec![
+        "verify".to_string(),
+        "--json".into(),
+        "--recovery-point".into(),
+        "0".into(),
+        "--now".into(),
+        "2023-11-15T00:00:00Z".into(),
+    ];
+    args.extend(flag);
+    args.push(dir.display().to_string());
+    let out = kseg(&args);
+    let partition = json_lines(&out)
+        .into_iter()
+        .find(|l| l["type"] == "partition")
+        .unwrap_or_else(|| panic!("{}: {}", dir.display(), stderr(&out)));
+    (
+        partition["plan"].clone(),
+        partition["indexInterval"].clone(),
+    )
+}
+
+#[test]
+fn verify_with_no_flag_plans_the_recovery_it_plans_with_the_topics_interval() {
+    for case in cases() {
+        for p in case.partitions() {
+            let (given, _) = plan(
+                &p.dir,
+                Some(format!("--index-interval-bytes={}", index_interval(&case))),
+            );
+            let (auto, interval) = plan(&p.dir, None);
+            assert_eq!(auto, given, "{}: {interval}", p.label);
+        }
+    }
+}
