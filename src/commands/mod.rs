@@ -32,15 +32,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Creates the backup directory of a writing command: the one asked for
-/// (which must not exist yet), or a new `./kseg-backup-<unix ms>-<pid>`
-/// (with `-2`, `-3`, … appended if taken), so runs in a loop or in parallel
-/// never share one. Never inside a log dir, where the broker would take it
-/// for a partition and refuse to start.
-pub fn create_backup(
+/// Where a writing command's backup goes: the directory asked for (which
+/// must not exist yet), or a new `./kseg-backup-<unix ms>-<pid>` (with
+/// `-2`, `-3`, … appended if taken), so runs in a loop or in parallel never
+/// share one. Never inside a log dir, where the broker would take it for a
+/// partition and refuse to start. Nothing is created yet.
+pub fn backup_place(
     asked: Option<&std::path::Path>,
     log_dirs: &[std::path::PathBuf],
-) -> anyhow::Result<kseg::repair::Backup> {
+) -> anyhow::Result<kseg::repair::backup::LazyBackup> {
     let dir = match asked {
         Some(dir) => dir.to_path_buf(),
         None => {
@@ -64,10 +64,7 @@ pub fn create_backup(
             );
         }
     }
-    Ok(match asked {
-        Some(_) => kseg::repair::Backup::create(&dir)?,
-        None => kseg::repair::Backup::create_unique(&dir)?,
-    })
+    Ok(kseg::repair::backup::LazyBackup::new(dir, asked.is_none()))
 }
 
 /// A byte-count progress bar on stderr, or a hidden one when stderr is not a

@@ -44,7 +44,7 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         let backup = if args.no_backup {
             None
         } else {
-            Some(super::create_backup(
+            Some(super::backup_place(
                 args.write.backup_dir.as_deref(),
                 &log_dirs,
             )?)

@@ -45,7 +45,7 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|c| c.report.partition.log_dir())
         .collect();
-    let mut backup = super::create_backup(args.write.backup_dir.as_deref(), &log_dirs)?;
+    let mut backup = super::backup_place(args.write.backup_dir.as_deref(), &log_dirs)?;
     for CheckedPartition {
         report: r,
         interval,
@@ -61,17 +61,14 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
             &mut backup,
         )?;
     }
-    if args.target.json {
-        println!(
-            "{}",
-            serde_json::json!({"type": "applied", "backup": backup.dir().display().to_string()})
-        );
-    } else {
-        println!(
-            "applied; originals of every changed file are in {} (undo with `kseg recover --undo {}`)",
-            backup.dir().display(),
-            backup.dir().display()
-        );
+    let backup = backup.into_backup();
+    let dir = backup.as_ref().map(|b| b.dir().display().to_string());
+    match (args.target.json, &dir) {
+        (true, _) => println!("{}", serde_json::json!({"type": "applied", "backup": dir})),
+        (false, Some(dir)) => println!(
+            "applied; originals of every changed file are in {dir} (undo with `kseg recover --undo {dir}`)"
+        ),
+        (false, None) => println!("applied; nothing needed changing, so no backup was made"),
     }
     Ok(ExitCode::Ok)
 }

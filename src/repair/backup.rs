@@ -108,6 +108,45 @@ impl Backup {
     }
 }
 
+/// A backup directory not created until the first file is saved, so a run
+/// that changes nothing leaves no empty directory behind.
+#[derive(Debug)]
+pub struct LazyBackup {
+    dir: PathBuf,
+    unique: bool,
+    backup: Option<Backup>,
+}
+
+impl LazyBackup {
+    /// A backup at `dir` (which must not exist), or with `unique` at the
+    /// first free name of [`Backup::create_unique`].
+    pub fn new(dir: PathBuf, unique: bool) -> Self {
+        Self {
+            dir,
+            unique,
+            backup: None,
+        }
+    }
+
+    /// Saves `original`, creating the directory first if needed.
+    pub fn save(&mut self, original: &Path) -> Result<(), RepairError> {
+        let backup = match &mut self.backup {
+            Some(backup) => backup,
+            None => self.backup.insert(if self.unique {
+                Backup::create_unique(&self.dir)?
+            } else {
+                Backup::create(&self.dir)?
+            }),
+        };
+        backup.save(original)
+    }
+
+    /// The backup, if anything was saved.
+    pub fn into_backup(self) -> Option<Backup> {
+        self.backup
+    }
+}
+
 /// Puts every file recorded in the backup at `dir` back, byte for byte, and
 /// removes temporary files an interrupted write left beside them. Holds the
 /// `.lock` of every log dir it writes into (refusing if a broker holds

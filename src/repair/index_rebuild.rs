@@ -5,20 +5,20 @@ use std::sync::Mutex;
 
 use crate::inspect::index_plan::{IndexAction, RebuiltIndexes, SegmentIndexPlan};
 
-use super::backup::Backup;
+use super::backup::{Backup, LazyBackup};
 use super::error::RepairError;
 use super::write::replace_file;
 
 /// Writes planned index files, from any number of threads.
 #[derive(Debug)]
 pub struct IndexWriter {
-    backup: Option<Mutex<Backup>>,
+    backup: Option<Mutex<LazyBackup>>,
 }
 
 impl IndexWriter {
     /// A writer that saves every file it replaces into `backup` (`None`:
-    /// no copies kept).
-    pub fn new(backup: Option<Backup>) -> Self {
+    /// no copies kept), created when the first file is saved.
+    pub fn new(backup: Option<LazyBackup>) -> Self {
         Self {
             backup: backup.map(Mutex::new),
         }
@@ -48,13 +48,14 @@ impl IndexWriter {
         Ok(())
     }
 
-    /// The backup, once every write is done.
+    /// The backup, once every write is done (`None` when nothing was saved).
     pub fn into_backup(self) -> Result<Option<Backup>, RepairError> {
-        self.backup
-            .map(|m| {
-                m.into_inner()
-                    .map_err(|_| RepairError::Refused("a backup write failed".into()))
-            })
-            .transpose()
+        let Some(lazy) = self.backup else {
+            return Ok(None);
+        };
+        let lazy = lazy
+            .into_inner()
+            .map_err(|_| RepairError::Refused("a backup write failed".into()))?;
+        Ok(lazy.into_backup())
     }
 }

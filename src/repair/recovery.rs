@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use super::backup::Backup;
+use super::backup::LazyBackup;
 use super::error::{AtStep, RepairError};
 use super::write::{replace_file, truncate_file};
 use crate::format::checkpoint::{LeaderEpochEntry, encode_leader_epoch_checkpoint};
@@ -17,7 +17,7 @@ use crate::inspect::snapshot_plan::SnapshotPlan;
 use crate::logdir::Segment;
 use crate::logdir::file_name::segment_file_name;
 
-fn remove(backup: &mut Backup, path: &Path) -> Result<(), RepairError> {
+fn remove(backup: &mut LazyBackup, path: &Path) -> Result<(), RepairError> {
     if path.exists() {
         backup.save(path)?;
         fs::remove_file(path).at("removing", path)?;
@@ -25,7 +25,7 @@ fn remove(backup: &mut Backup, path: &Path) -> Result<(), RepairError> {
     Ok(())
 }
 
-fn write(backup: &mut Backup, path: &Path, bytes: &[u8]) -> Result<(), RepairError> {
+fn write(backup: &mut LazyBackup, path: &Path, bytes: &[u8]) -> Result<(), RepairError> {
     backup.save(path)?;
     replace_file(path, bytes)
 }
@@ -74,7 +74,7 @@ fn recover_segment(
     truncated_bytes: u64,
     aborted: Option<&[AbortedTxn]>,
     interval: u64,
-    backup: &mut Backup,
+    backup: &mut LazyBackup,
 ) -> Result<(), RepairError> {
     let (index, time_index) = rebuilt_indexes(s, expected, interval)?;
     if truncated_bytes > 0 {
@@ -90,7 +90,7 @@ fn recover_segment(
 }
 
 /// Removes a segment's files.
-fn delete_segment(s: &Segment, backup: &mut Backup) -> Result<(), RepairError> {
+fn delete_segment(s: &Segment, backup: &mut LazyBackup) -> Result<(), RepairError> {
     for path in [
         s.log_path(),
         s.offset_index_path(),
@@ -106,7 +106,7 @@ fn delete_segment(s: &Segment, backup: &mut Backup) -> Result<(), RepairError> {
 fn apply_snapshots(
     dir: &Path,
     snapshots: &SnapshotPlan,
-    backup: &mut Backup,
+    backup: &mut LazyBackup,
 ) -> Result<(), RepairError> {
     for offset in &snapshots.deleted {
         remove(backup, &dir.join(segment_file_name(*offset, "snapshot")))?;
@@ -131,7 +131,7 @@ fn trim_leader_epochs(
     dir: &Path,
     plan: &RecoveryPlan,
     leader_epochs: &[LeaderEpochEntry],
-    backup: &mut Backup,
+    backup: &mut LazyBackup,
 ) -> Result<(), RepairError> {
     if plan.leader_epochs_removed.is_empty() {
         return Ok(());
@@ -160,7 +160,7 @@ pub fn apply_recovery(
     snapshots: &SnapshotPlan,
     leader_epochs: &[LeaderEpochEntry],
     interval: u64,
-    backup: &mut Backup,
+    backup: &mut LazyBackup,
 ) -> Result<(), RepairError> {
     if plan
         .segments

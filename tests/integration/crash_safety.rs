@@ -101,7 +101,7 @@ fn a_log_changed_since_it_was_checked_is_not_written() {
     use kseg::inspect::producer_state::PRODUCER_BATCHES_IN_MEMORY;
     use kseg::inspect::segment_check::SegmentCheckOptions;
     use kseg::logdir::{CachePolicy, Partition};
-    use kseg::repair::Backup;
+    use kseg::repair::backup::LazyBackup;
     use kseg::repair::recovery::apply_recovery;
 
     let tmp = tempfile::tempdir().unwrap();
@@ -127,7 +127,7 @@ fn a_log_changed_since_it_was_checked_is_not_written() {
     bytes[100] ^= 0xFF;
     std::fs::write(first, &bytes).unwrap();
     let before = files(&dir);
-    let mut backup = Backup::create(&tmp.path().join("backup")).unwrap();
+    let mut backup = LazyBackup::new(tmp.path().join("backup"), false);
     let err = apply_recovery(
         &dir,
         &report.plan,

@@ -269,3 +269,30 @@ fn verify_with_no_flag_plans_the_recovery_it_plans_with_the_topics_interval() {
         }
     }
 }
+
+#[test]
+fn a_writing_run_that_changes_nothing_leaves_no_backup_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let healthy = copy_partition(cwd, "unclean-base", "events-0");
+    let rebuild = kseg_in(cwd, &["rebuild-index", healthy.to_str().unwrap()]);
+    assert_eq!(rebuild.status.code(), Some(0), "{}", stderr(&rebuild));
+    assert!(!stdout(&rebuild).contains("kseg-backup-"), "{}", stdout(&rebuild));
+    // After a clean shutdown recovery changes nothing.
+    let copy = cwd.join("logdir/orders-0");
+    copy_dir(&root().join("seed-order-demo-clean-shutdown/orders-0"), &copy);
+    std::fs::write(cwd.join("logdir/.kafka_cleanshutdown"), "").unwrap();
+    let recover = kseg_in(cwd, &["recover", "--apply", copy.to_str().unwrap()]);
+    assert_eq!(recover.status.code(), Some(0), "{}", stderr(&recover));
+    assert!(
+        stdout(&recover).contains("nothing needed changing, so no backup was made"),
+        "{}",
+        stdout(&recover)
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(cwd)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with("kseg-backup-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
