@@ -18,6 +18,7 @@ mod newcomer;
 mod page_cache;
 mod producer_expiry;
 mod properties;
+mod readme;
 mod rebuild_index;
 mod regressions;
 mod scripted_use;

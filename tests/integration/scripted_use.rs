@@ -277,10 +277,17 @@ fn a_writing_run_that_changes_nothing_leaves_no_backup_directory() {
     let healthy = copy_partition(cwd, "unclean-base", "events-0");
     let rebuild = kseg_in(cwd, &["rebuild-index", healthy.to_str().unwrap()]);
     assert_eq!(rebuild.status.code(), Some(0), "{}", stderr(&rebuild));
-    assert!(!stdout(&rebuild).contains("kseg-backup-"), "{}", stdout(&rebuild));
+    assert!(
+        !stdout(&rebuild).contains("kseg-backup-"),
+        "{}",
+        stdout(&rebuild)
+    );
     // After a clean shutdown recovery changes nothing.
     let copy = cwd.join("logdir/orders-0");
-    copy_dir(&root().join("seed-order-demo-clean-shutdown/orders-0"), &copy);
+    copy_dir(
+        &root().join("seed-order-demo-clean-shutdown/orders-0"),
+        &copy,
+    );
     std::fs::write(cwd.join("logdir/.kafka_cleanshutdown"), "").unwrap();
     let recover = kseg_in(cwd, &["recover", "--apply", copy.to_str().unwrap()]);
     assert_eq!(recover.status.code(), Some(0), "{}", stderr(&recover));
