@@ -6,7 +6,7 @@
 use kseg::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
 use kseg::format::producer_snapshot::parse_producer_snapshot;
 use kseg::format::properties::{parse_partition_metadata, parse_properties};
-use kseg::logdir::file_name::sniff;
+use kseg::logdir::identify::sniff;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = (entry.first_sequence(), entry.first_offset());
         }
     }
-    let _ = sniff(data);
+    let _ = sniff(data, true);
     let text = String::from_utf8_lossy(data);
     let _ = parse_offset_checkpoint(&text);
     let _ = parse_leader_epoch_checkpoint(&text);

@@ -12,7 +12,7 @@ use crate::exit_code::ExitCode;
 /// Runs `kseg locate`.
 pub fn run(args: &LocateArgs) -> anyhow::Result<ExitCode> {
     let partition = Partition::open(&args.dir)?;
-    let log_start = log_start_offset(&partition, args.log_start_offset);
+    let (log_start, _) = log_start_offset(&partition, args.log_start_offset)?;
     let count = if args.as_opened {
         EntryCount::AsOpened
     } else {
@@ -30,11 +30,7 @@ pub fn run(args: &LocateArgs) -> anyhow::Result<ExitCode> {
         }
         (None, None) => anyhow::bail!("give --offset or --timestamp"),
     };
-    let format = if args.json {
-        OutputFormat::Json
-    } else {
-        OutputFormat::Text
-    };
+    let format = OutputFormat::json_if(args.json);
     trace.write(&mut std::io::stdout().lock(), format)?;
     Ok(if served {
         ExitCode::Ok

@@ -76,11 +76,7 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         .collect();
     bar.finish_and_clear();
     let backup = writer.map(IndexWriter::into_backup).transpose()?.flatten();
-    let format = if args.json {
-        OutputFormat::Json
-    } else {
-        OutputFormat::Text
-    };
+    let format = OutputFormat::json_if(args.json);
     let mut out = std::io::stdout().lock();
     for (target, interval) in targets.iter().zip(&intervals) {
         write_interval(&mut out, &target.partition.name(), interval, format)?;

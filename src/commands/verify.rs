@@ -109,11 +109,7 @@ pub fn marked_for_deletion(paths: &[std::path::PathBuf]) -> Vec<std::path::PathB
 
 /// Prints the reports as text or JSON; returns whether every partition is clean.
 pub fn print_reports(checked: &[CheckedPartition], json_output: bool) -> anyhow::Result<bool> {
-    let format = if json_output {
-        OutputFormat::Json
-    } else {
-        OutputFormat::Text
-    };
+    let format = OutputFormat::json_if(json_output);
     write_reports(&mut std::io::stdout().lock(), checked, format)?;
     Ok(checked.iter().all(|c| c.report.is_clean()))
 }

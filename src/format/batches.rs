@@ -22,6 +22,47 @@ pub struct FileBatch<'a> {
     pub magic: i8,
 }
 
+/// What every batch and legacy message starts with, as Kafka frames them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame {
+    /// @0: base offset (v2) or offset (legacy; a compressed wrapper's is
+    /// its last inner offset).
+    pub offset: i64,
+    /// @8: bytes after the 12-byte log overhead, at least 14.
+    pub size: i32,
+    /// @16: the magic byte.
+    pub magic: i8,
+}
+
+/// Reads the frame at the start of `rest`, which sits at `position`: fewer
+/// than 17 bytes are trailing bytes, a size under 14 is too small.
+pub fn read_frame(rest: &[u8], position: u64) -> Result<Frame, FormatError> {
+    if rest.len() < HEADER_SIZE_UP_TO_MAGIC {
+        return Err(FormatError::new(
+            position,
+            FormatErrorKind::TrailingBytes {
+                len: rest.len() as u64,
+            },
+        ));
+    }
+    let mut c = Cursor::new(rest, position);
+    let offset = c.read_i64()?;
+    let size = c.read_i32()?;
+    c.read_i32()?;
+    let magic = c.read_i8()?;
+    if size < MIN_ENTRY_SIZE {
+        return Err(FormatError::new(
+            position,
+            FormatErrorKind::RecordSizeTooSmall { size },
+        ));
+    }
+    Ok(Frame {
+        offset,
+        size,
+        magic,
+    })
+}
+
 /// Iterates the batches of a log file from `start`, as Kafka's
 /// `FileLogInputStream` frames them. After the last good batch it yields at
 /// most one `Err` saying why framing stopped, then ends.
@@ -66,25 +107,7 @@ impl<'a> BatchIter<'a> {
         if rest.is_empty() {
             return Ok(None);
         }
-        if rest.len() < HEADER_SIZE_UP_TO_MAGIC {
-            return Err(FormatError::new(
-                position,
-                FormatErrorKind::TrailingBytes {
-                    len: rest.len() as u64,
-                },
-            ));
-        }
-        let mut c = Cursor::new(rest, position);
-        c.read_i64()?;
-        let size = c.read_i32()?;
-        c.read_i32()?;
-        let magic = c.read_i8()?;
-        if size < MIN_ENTRY_SIZE {
-            return Err(FormatError::new(
-                position,
-                FormatErrorKind::RecordSizeTooSmall { size },
-            ));
-        }
+        let Frame { size, magic, .. } = read_frame(rest, position)?;
         let total = LOG_OVERHEAD + size as usize;
         match rest.get(..total) {
             Some(bytes) => Ok(Some(FileBatch {
@@ -270,6 +293,18 @@ impl<'a> FileBatch<'a> {
     /// The legacy message (magic 0/1).
     pub fn legacy(&self) -> Result<LegacyMessage<'a>, FormatError> {
         parse_legacy_entry(self.bytes, self.position)
+    }
+
+    /// The batch's last offset, from its header alone: a v2 batch's base
+    /// offset plus its last offset delta; a legacy entry's own offset (a
+    /// compressed wrapper carries its last inner offset), so nothing is
+    /// decompressed.
+    pub fn last_offset(&self) -> Result<i64, FormatError> {
+        if self.is_legacy() {
+            read_frame(self.bytes, self.position).map(|f| f.offset)
+        } else {
+            self.header().map(|h| h.last_offset())
+        }
     }
 
     /// Whether this is a legacy (magic 0/1) entry.

@@ -25,6 +25,8 @@ pub mod time_index;
 pub mod txn_index;
 
 pub use batch::{Compression, RecordBatchHeader, TimestampType};
-pub use batches::{BatchIter, BatchSummary, DecodedRecords, FileBatch, SummaryIter};
+pub use batches::{
+    BatchIter, BatchSummary, DecodedRecords, FileBatch, Frame, SummaryIter, read_frame,
+};
 pub use error::{FormatError, FormatErrorKind};
 pub use record::{ControlRecord, ControlType, Record, RecordHeader};

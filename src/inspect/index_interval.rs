@@ -10,8 +10,7 @@
 //! few segments, intersected, give the range of settings that reproduce
 //! their indexes exactly.
 
-use crate::format::SummaryIter;
-use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::format::BatchIter;
 use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
@@ -124,9 +123,9 @@ fn segment_bounds(segment: &crate::logdir::Segment) -> Result<Option<(u64, u64)>
     }
     let entries: Vec<OffsetIndexEntry> = index.entries().take(ENTRIES_READ).collect();
     let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
-    let batches = SummaryIter::new(log.bytes(), 0, DEFAULT_DECOMPRESS_LIMIT)
+    let batches = BatchIter::new(log.bytes(), 0)
         .map_while(Result::ok)
-        .map(|(_, s)| (s.position, s.last_offset));
+        .map_while(|b| Some((b.position, b.last_offset().ok()?)));
     Ok(interval_bounds(&entries, batches))
 }
 

@@ -171,17 +171,14 @@ pub fn plan_segment(
         read_existing(&segment.offset_index_path())?,
         read_existing(&segment.time_index_path())?,
     ];
-    let statuses = [
-        judge_offset_index(
-            existing[0].as_deref(),
-            &rebuilt[0],
-            &build,
-            base,
-            log.bytes(),
-        ),
-        judge_time_index(existing[1].as_deref(), &rebuilt[1], &build, base),
-    ];
-    let [index_status, time_status] = statuses;
+    let index_status = judge_offset_index(
+        existing[0].as_deref(),
+        &rebuilt[0],
+        &build,
+        base,
+        log.bytes(),
+    );
+    let time_status = judge_time_index(existing[1].as_deref(), &rebuilt[1], &build, base);
     let file = |path: PathBuf, status: IndexStatus, rebuilt_entries: usize| IndexFilePlan {
         path,
         action: action_for(&status, mode),

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::entry_count::EntryCount;
-use super::locate::next_offset;
+use super::locate::{SourcedOffset, log_start_offset, next_offset};
 use super::retention::{DeletionPass, LogState, SegmentFacts, delete_old_segments, eligible_at};
 use super::retention_config::RetentionConfig;
 use super::segment_time::{
@@ -221,41 +221,29 @@ fn scan_segments(
     Ok(scan)
 }
 
-/// An offset and, in words, where it came from.
-pub type SourcedOffset = (i64, String);
-
-/// The log start offset and high watermark retention works with, each with
-/// where it came from: the command line, the log dir's checkpoints, or
-/// what the segments imply.
-fn offsets_in_force(
+/// The high watermark retention works with, and where it came from: the
+/// command line, `replication-offset-checkpoint`, or the log end offset.
+fn high_watermark(
     partition: &Partition,
-    inputs: ReportInputs,
-    first_base: i64,
+    given: Option<i64>,
     log_end_offset: i64,
-) -> Result<(SourcedOffset, SourcedOffset), LogDirError> {
-    let log_start_offset = match (
-        inputs.log_start_offset,
-        partition.checkpointed_offset("log-start-offset-checkpoint")?,
-    ) {
-        (Some(o), _) => (o, "given on the command line".to_string()),
-        (None, Some(o)) => (o.max(first_base), "log-start-offset-checkpoint".to_string()),
-        (None, None) => (first_base, "the first segment's base offset".to_string()),
-    };
-    let high_watermark = match (
-        inputs.high_watermark,
-        partition.checkpointed_offset("replication-offset-checkpoint")?,
-    ) {
-        (Some(o), _) => (o, "given on the command line".to_string()),
-        (None, Some(o)) => (
-            o,
-            "replication-offset-checkpoint (may lag by up to 5 s)".to_string(),
-        ),
-        (None, None) => (
-            log_end_offset,
-            "no replication-offset-checkpoint entry; assumed the log end offset".to_string(),
-        ),
-    };
-    Ok((log_start_offset, high_watermark))
+) -> Result<SourcedOffset, LogDirError> {
+    Ok(
+        match (
+            given,
+            partition.checkpointed_offset("replication-offset-checkpoint")?,
+        ) {
+            (Some(o), _) => (o, "given on the command line".to_string()),
+            (None, Some(o)) => (
+                o,
+                "replication-offset-checkpoint (may lag by up to 5 s)".to_string(),
+            ),
+            (None, None) => (
+                log_end_offset,
+                "no replication-offset-checkpoint entry; assumed the log end offset".to_string(),
+            ),
+        },
+    )
 }
 
 /// Runs a retention pass at `state.now` and notes on each row which rule
@@ -295,9 +283,8 @@ pub fn report_partition(
         active_roll,
         mut warnings,
     } = scan_segments(partition, config)?;
-    let first_base = rows.first().map_or(0, |r| r.base_offset);
-    let (log_start_offset, high_watermark) =
-        offsets_in_force(partition, inputs, first_base, log_end_offset)?;
+    let log_start_offset = log_start_offset(partition, inputs.log_start_offset)?;
+    let high_watermark = high_watermark(partition, inputs.high_watermark, log_end_offset)?;
     let state = LogState {
         log_start_offset: log_start_offset.0,
         log_end_offset,

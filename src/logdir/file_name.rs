@@ -1,5 +1,5 @@
-//! What a file in a Kafka data directory is: from its name as Kafka writes
-//! it, from its suffix alone for a renamed copy, or from its first bytes.
+//! What a file in a Kafka data directory is, from its name: as Kafka
+//! writes it, or by its suffix alone for a renamed copy.
 
 /// The kind of a file, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,54 +104,6 @@ pub fn classify_by_suffix(name: &str) -> FileKind {
     by_extension(name)
 }
 
-/// Bytes [`sniff`] needs to see.
-pub const SNIFF_LEN: usize = 256;
-
-/// The kind a file's first bytes show, for a name that tells nothing: a
-/// record batch or legacy message (magic 0 to 2 at byte 16, a plausible
-/// length), a checkpoint (version line `0`, then a count, then entries of
-/// two or three fields), `partition.metadata` (`version: 0`) or
-/// `meta.properties`. Indexes are plain arrays and are never guessed.
-pub fn sniff(head: &[u8]) -> FileKind {
-    let be_i32 = |at: usize| {
-        head.get(at..at + 4)
-            .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    let magic = head.get(16).copied();
-    let length = be_i32(8);
-    let base_offset = head
-        .get(..8)
-        .map(|b| i64::from_be_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]));
-    if let (Some(magic @ 0..=2), Some(length), Some(base)) = (magic, length, base_offset) {
-        let smallest = if magic == 2 { 49 } else { 14 };
-        if base >= 0 && length >= smallest {
-            return FileKind::Log;
-        }
-    }
-    let Ok(text) = std::str::from_utf8(head) else {
-        return FileKind::Unknown;
-    };
-    let mut lines = text.lines();
-    match lines.next() {
-        Some("0") => {
-            let fields = lines.nth(1).map(|l| l.split_whitespace().count());
-            match fields {
-                Some(2) => FileKind::LeaderEpochCheckpoint,
-                Some(3) | None => FileKind::OffsetCheckpoint,
-                _ => FileKind::Unknown,
-            }
-        }
-        Some(first) if first.starts_with("version: ") => FileKind::PartitionMetadata,
-        _ if text
-            .lines()
-            .any(|l| l.starts_with("cluster.id=") || l.starts_with("node.id=")) =>
-        {
-            FileKind::MetaProperties
-        }
-        _ => FileKind::Unknown,
-    }
-}
-
 /// The base offset in a segment-style name: the digits before the first `.`.
 pub fn parse_base_offset(name: &str) -> Option<i64> {
     let digits = name.split('.').next()?;
@@ -242,27 +194,5 @@ mod tests {
             parse_partition_dir("my-topic-12"),
             Some(("my-topic".into(), 12))
         );
-    }
-
-    #[test]
-    fn sniffs_batches_and_text_files() {
-        let mut batch = vec![0u8; 61];
-        batch[8..12].copy_from_slice(&49i32.to_be_bytes());
-        batch[16] = 2;
-        assert_eq!(sniff(&batch), FileKind::Log);
-        batch[16] = 7;
-        assert_eq!(sniff(&batch), FileKind::Unknown);
-        assert_eq!(sniff(b"0\n1\n0 0\n"), FileKind::LeaderEpochCheckpoint);
-        assert_eq!(sniff(b"0\n1\norders 0 42\n"), FileKind::OffsetCheckpoint);
-        assert_eq!(
-            sniff(b"version: 0\ntopic_id: abc\n"),
-            FileKind::PartitionMetadata
-        );
-        assert_eq!(
-            sniff(b"#\nnode.id=1\nversion=1\n"),
-            FileKind::MetaProperties
-        );
-        assert_eq!(sniff(b"hello"), FileKind::Unknown);
-        assert_eq!(sniff(&[0xff; 8]), FileKind::Unknown);
     }
 }

@@ -20,3 +20,10 @@ pub enum OutputFormat {
     /// Newline-delimited JSON objects with a `"type"` field.
     Json,
 }
+
+impl OutputFormat {
+    /// JSON when a command's `--json` is set, text otherwise.
+    pub fn json_if(json: bool) -> Self {
+        if json { Self::Json } else { Self::Text }
+    }
+}

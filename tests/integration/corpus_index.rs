@@ -152,3 +152,42 @@ fn check_never_calls_a_kafka_written_index_corrupt() {
         }
     }
 }
+
+/// The header-only last offset (what interval inference walks with) is the
+/// summary's last offset for every batch Kafka wrote, legacy compressed
+/// wrappers included, without decompressing anything.
+#[test]
+fn header_only_last_offsets_match_the_summaries_of_every_kafka_batch() {
+    use kseg::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+    use kseg::format::{BatchIter, SummaryIter};
+    let mut batches = 0;
+    let mut legacy = 0;
+    for case in cases() {
+        for p in case.partitions() {
+            for entry in std::fs::read_dir(&p.dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_none_or(|e| e != "log") {
+                    continue;
+                }
+                let log = std::fs::read(&path).unwrap();
+                let headers = BatchIter::new(&log, 0).map_while(Result::ok);
+                let summaries =
+                    SummaryIter::new(&log, 0, DEFAULT_DECOMPRESS_LIMIT).map_while(Result::ok);
+                for (batch, (_, summary)) in headers.zip(summaries) {
+                    assert_eq!(
+                        batch.last_offset().unwrap(),
+                        summary.last_offset,
+                        "{}",
+                        path.display()
+                    );
+                    batches += 1;
+                    legacy += usize::from(batch.is_legacy());
+                }
+            }
+        }
+    }
+    assert!(
+        batches > 10_000 && legacy > 10,
+        "{batches} batches, {legacy} legacy"
+    );
+}

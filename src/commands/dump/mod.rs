@@ -24,11 +24,7 @@ type Printer<'a> = DumpPrinter<BufWriter<io::StdoutLock<'a>>>;
 
 /// Runs `kseg dump`.
 pub fn run(args: &DumpArgs) -> anyhow::Result<ExitCode> {
-    let format = if args.json {
-        OutputFormat::Json
-    } else {
-        OutputFormat::Text
-    };
+    let format = OutputFormat::json_if(args.json);
     let encoding = match args.encoding {
         EncodingArg::Utf8 => ByteEncoding::Utf8,
         EncodingArg::Hex => ByteEncoding::Hex,

@@ -124,7 +124,8 @@ pub fn lookup_offset(
         return Ok(lookup);
     };
     let segment = &partition.segments[i];
-    let (index, scan) = locate_in_segment(segment, open(partition, i)?.bytes(), target, count);
+    let floor_log = open(partition, i)?;
+    let (index, scan) = locate_in_segment(segment, floor_log.bytes(), target, count);
     let mut found = scan.found.map(|b| (i, b));
     let mut served_by_next = None;
     if found.is_none() && scan.error.is_none() {
@@ -153,7 +154,14 @@ pub fn lookup_offset(
         };
         return Ok(lookup);
     };
-    let record = first_record_at_or_after(open(partition, j)?.bytes(), batch.position, target);
+    let later_log;
+    let log = if j == i {
+        &floor_log
+    } else {
+        later_log = open(partition, j)?;
+        &later_log
+    };
+    let record = first_record_at_or_after(log.bytes(), batch.position, target);
     lookup.verdict = match &record {
         Some(r) if r.offset != target && target >= log_start => OffsetVerdict::Compacted {
             next_offset: r.offset,

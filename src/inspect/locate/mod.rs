@@ -17,18 +17,28 @@ pub use segment::{
 
 use crate::logdir::{LogDirError, Partition};
 
-/// The log start offset a lookup assumes: `given`, else the partition's
-/// entry in `log-start-offset-checkpoint` (never below the first segment's
-/// base), else the first segment's base offset.
-pub fn log_start_offset(partition: &Partition, given: Option<i64>) -> i64 {
+/// An offset and, in words, where it came from.
+pub type SourcedOffset = (i64, String);
+
+/// The log start offset lookups and retention assume, and where it came
+/// from: `given`, else the partition's entry in `log-start-offset-checkpoint`
+/// (never below the first segment's base), else the first segment's base
+/// offset.
+pub fn log_start_offset(
+    partition: &Partition,
+    given: Option<i64>,
+) -> Result<SourcedOffset, LogDirError> {
     let first = partition.segments.first().map_or(0, |s| s.base_offset);
-    given.unwrap_or_else(|| {
-        partition
-            .checkpointed_offset("log-start-offset-checkpoint")
-            .ok()
-            .flatten()
-            .map_or(first, |o| o.max(first))
-    })
+    Ok(
+        match (
+            given,
+            partition.checkpointed_offset("log-start-offset-checkpoint")?,
+        ) {
+            (Some(o), _) => (o, "given on the command line".to_string()),
+            (None, Some(o)) => (o.max(first), "log-start-offset-checkpoint".to_string()),
+            (None, None) => (first, "the first segment's base offset".to_string()),
+        },
+    )
 }
 
 /// Fails on a partition directory without segments: nothing to look up.
