@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
-use kseg::inspect::producer_state::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
+use kseg::inspect::producer::state::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
 
 /// Offline inspection and repair of Apache Kafka's on-disk logs.
 #[derive(Debug, Parser)]

@@ -5,6 +5,16 @@
 //! computed, never applied), [`repair`] (the only code that writes into a
 //! partition directory), [`render`] (text and JSON output), and [`fixture`]
 //! (a deterministic writer of test partitions).
+//!
+//! Where things live. Anything that turns bytes into typed values, with no
+//! file system access, sits in or beside [`mod@format`]: that includes Kafka's
+//! message schemas (the internal topics' keys and values, metadata records,
+//! KRaft control records) and the decoders driven by them. Every question
+//! kseg answers about those values is a folder of [`inspect`]: where an
+//! offset is, what the indexes should hold, what recovery and retention do,
+//! and, as internal topics are read, the state materialized from them
+//! (consumer groups and offsets, transactions, the metadata image). No
+//! module imports one that imports it back; a test checks it.
 #![deny(
     missing_docs,
     clippy::print_stdout,

@@ -2,7 +2,7 @@
 //! and what it keeps must be a prefix of the input made of whole batches.
 #![no_main]
 
-use kseg::inspect::index_build::build_indexes;
+use kseg::inspect::index::build::build_indexes;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use kseg::inspect::index_interval::choose_interval;
-use kseg::inspect::index_plan::{SegmentIndexPlan, WriteMode, plan_segment};
+use kseg::inspect::index::interval::choose_interval;
+use kseg::inspect::index::plan::{SegmentIndexPlan, WriteMode, plan_segment};
 use kseg::logdir::Segment;
 use kseg::logdir::target::{Target, resolve};
 use kseg::render::OutputFormat;

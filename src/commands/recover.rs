@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use kseg::inspect::partition_check::CheckedPartition;
+use kseg::inspect::recovery::partition::CheckedPartition;
 use kseg::logdir::target::resolve;
 use kseg::repair::lock_log_dirs;
 use kseg::repair::recovery::apply_recovery;

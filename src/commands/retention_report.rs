@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use kseg::format::properties::parse_properties;
-use kseg::inspect::retention_config::RetentionConfig;
-use kseg::inspect::retention_report::{ReportInputs, report_partition};
+use kseg::inspect::retention::config::RetentionConfig;
+use kseg::inspect::retention::report::{ReportInputs, report_partition};
 use kseg::logdir::target::resolve;
 use kseg::render::retention::{LogDirSummary, write_report};
 

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use kseg::inspect::index_interval::choose_interval;
-use kseg::inspect::partition_check::{CheckedPartition, LoadInputs, check_partition};
-use kseg::inspect::producer_state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry};
-use kseg::inspect::segment_check::SegmentCheckOptions;
+use kseg::inspect::index::interval::choose_interval;
+use kseg::inspect::producer::state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry};
+use kseg::inspect::recovery::partition::{CheckedPartition, LoadInputs, check_partition};
+use kseg::inspect::recovery::segment::SegmentCheckOptions;
 use kseg::logdir::lock::lock_holder;
 use kseg::logdir::target::resolve;
 use kseg::logdir::{CachePolicy, LogDirError};

@@ -1,24 +1,17 @@
-//! Kafka's decisions computed as plain data: lookups, index checks, index
-//! rebuilds, recovery plans and retention verdicts. Nothing here writes.
+//! Kafka's decisions computed as plain data, one folder per question kseg
+//! answers: where an offset or a timestamp is ([`locate`]), what the
+//! `.index`/`.timeindex` files should hold ([`index`]), what the broker's
+//! log loading will truncate, rebuild and delete ([`recovery`]), what
+//! producer state it rebuilds on the way ([`producer`]), and when retention
+//! deletes each segment ([`retention`]). Nothing here writes.
+//!
+//! The materialized state of Kafka's internal topics (consumer groups and
+//! their offsets, transactions, the cluster metadata image) is a question of
+//! its own and gets its own folder here; the decoding of those records from
+//! bytes sits below, beside [`crate::format`].
 
-pub mod batch_audit;
-pub mod entry_count;
-pub mod index_build;
-pub mod index_check;
-pub mod index_compare;
-pub mod index_health;
-pub mod index_interval;
-pub mod index_plan;
+pub mod index;
 pub mod locate;
-pub mod partition_check;
-pub mod producer_batch;
-pub mod producer_state;
+pub mod producer;
 pub mod recovery;
 pub mod retention;
-pub mod retention_config;
-pub mod retention_report;
-pub mod segment_check;
-pub mod segment_time;
-pub mod snapshot_plan;
-pub mod txn_check;
-pub mod txn_state;

@@ -4,10 +4,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::checkpoint_file::offset_checkpoint_in;
 use super::error::LogDirError;
-use super::mapped::read_small;
 use super::partition::Partition;
-use crate::format::checkpoint::parse_offset_checkpoint;
 
 /// The partitions of a log dir and its broker-level state.
 #[derive(Debug, Clone)]
@@ -65,19 +64,4 @@ impl LogDir {
     pub fn offset_checkpoint(&self, name: &str) -> Result<BTreeMap<String, i64>, LogDirError> {
         offset_checkpoint_in(&self.path, name)
     }
-}
-
-/// Reads the offset checkpoint `name` in directory `dir`, keyed `topic-partition`.
-pub fn offset_checkpoint_in(dir: &Path, name: &str) -> Result<BTreeMap<String, i64>, LogDirError> {
-    let path = dir.join(name);
-    if !path.exists() {
-        return Ok(BTreeMap::new());
-    }
-    let bytes = read_small(&path, 64 << 20)?;
-    let entries = parse_offset_checkpoint(&String::from_utf8_lossy(&bytes))
-        .map_err(|e| LogDirError::format(&path, e))?;
-    Ok(entries
-        .into_iter()
-        .map(|e| (format!("{}-{}", e.topic, e.partition), e.offset))
-        .collect())
 }

@@ -1,6 +1,7 @@
 //! From file names to segments, partitions and log dirs; the one place that
 //! maps files. Read-only.
 
+pub mod checkpoint_file;
 pub mod chunked;
 pub mod error;
 pub mod file_name;

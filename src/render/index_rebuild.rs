@@ -7,10 +7,10 @@ use std::path::Path;
 use comfy_table::Table;
 use serde_json::json;
 
-use crate::inspect::index_build::StopReason;
-use crate::inspect::index_compare::IndexStatus;
-use crate::inspect::index_interval::{IndexInterval, IntervalSource};
-use crate::inspect::index_plan::{IndexAction, SegmentIndexPlan};
+use crate::inspect::index::build::StopReason;
+use crate::inspect::index::compare::IndexStatus;
+use crate::inspect::index::interval::{IndexInterval, IntervalSource};
+use crate::inspect::index::plan::{IndexAction, SegmentIndexPlan};
 
 use super::OutputFormat;
 

@@ -7,8 +7,8 @@ use serde_json::json;
 
 use super::OutputFormat;
 use super::index_rebuild::interval_source_json;
-use crate::inspect::partition_check::CheckedPartition;
-use crate::inspect::recovery::{RecoverWhy, RecoveryPlan, SegmentAction};
+use crate::inspect::recovery::partition::CheckedPartition;
+use crate::inspect::recovery::plan::{RecoverWhy, RecoveryPlan, SegmentAction};
 
 /// Writes `verify`'s and `recover`'s reports: per partition its plan in
 /// words and a summary table, or one JSON object per partition.

@@ -5,11 +5,11 @@ use std::io::{self, Write};
 use comfy_table::Table;
 
 use super::time::{duration, utc};
-use crate::inspect::retention_config::RetentionConfig;
-use crate::inspect::retention_report::{
+use crate::inspect::locate::segment_time::TimestampSource;
+use crate::inspect::retention::config::RetentionConfig;
+use crate::inspect::retention::report::{
     CleanState, CompactionView, OldSegmentFate, PartitionRetention, SegmentRow,
 };
-use crate::inspect::segment_time::TimestampSource;
 
 fn source(s: TimestampSource) -> &'static str {
     match s {

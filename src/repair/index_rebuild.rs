@@ -3,7 +3,7 @@
 
 use std::sync::Mutex;
 
-use crate::inspect::index_plan::{IndexAction, RebuiltIndexes, SegmentIndexPlan};
+use crate::inspect::index::plan::{IndexAction, RebuiltIndexes, SegmentIndexPlan};
 
 use super::backup::{Backup, LazyBackup};
 use super::error::RepairError;

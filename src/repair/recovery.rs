@@ -10,10 +10,10 @@ use super::error::{AtStep, RepairError};
 use super::write::{replace_file, truncate_file};
 use crate::format::checkpoint::{LeaderEpochEntry, encode_leader_epoch_checkpoint};
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
-use crate::inspect::index_build::build_indexes_from_file;
-use crate::inspect::recovery::{RecoveryPlan, SegmentAction};
-use crate::inspect::segment_check::SegmentCheck;
-use crate::inspect::snapshot_plan::SnapshotPlan;
+use crate::inspect::index::build::build_indexes_from_file;
+use crate::inspect::recovery::plan::{RecoveryPlan, SegmentAction};
+use crate::inspect::recovery::segment::SegmentCheck;
+use crate::inspect::recovery::snapshots::SnapshotPlan;
 use crate::logdir::Segment;
 use crate::logdir::file_name::segment_file_name;
 

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use kseg::inspect::index_build::build_indexes;
+use kseg::inspect::index::build::build_indexes;
 
 use super::corpus::{cases, index_interval};
 
@@ -96,7 +96,7 @@ fn rebuilds_match_what_kafka_recovery_wrote_after_damage() {
 
 #[test]
 fn reading_headers_with_pread_or_every_byte_gives_the_same_rebuild() {
-    use kseg::inspect::index_build::build_indexes_from_file;
+    use kseg::inspect::index::build::build_indexes_from_file;
     let mut compared = 0;
     for case in cases() {
         let interval = index_interval(&case);

@@ -3,10 +3,10 @@
 
 use kseg::format::SummaryIter;
 use kseg::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use kseg::inspect::partition_check::check_partition;
-use kseg::inspect::producer_batch::ProducerBatch;
-use kseg::inspect::producer_state::{PRODUCER_BATCHES_IN_MEMORY, ProducerState};
-use kseg::inspect::segment_check::SegmentCheckOptions;
+use kseg::inspect::producer::batch::ProducerBatch;
+use kseg::inspect::producer::state::{PRODUCER_BATCHES_IN_MEMORY, ProducerState};
+use kseg::inspect::recovery::partition::check_partition;
+use kseg::inspect::recovery::segment::SegmentCheckOptions;
 use kseg::logdir::{CachePolicy, MappedFile, Partition};
 
 use super::corpus::{cases, index_interval};

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use kseg::inspect::producer_state::{BatchBudget, PRODUCER_BATCHES_IN_MEMORY};
-use kseg::inspect::segment_check::{SegmentCheckOptions, check_segment};
-use kseg::inspect::txn_check::TxnStart;
+use kseg::inspect::producer::state::{BatchBudget, PRODUCER_BATCHES_IN_MEMORY};
+use kseg::inspect::recovery::segment::{SegmentCheckOptions, check_segment};
+use kseg::inspect::recovery::txn_index::TxnStart;
 use kseg::logdir::{CachePolicy, Partition};
 
 use super::corpus::{cases, index_interval};

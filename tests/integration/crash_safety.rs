@@ -97,9 +97,9 @@ fn every_crash_point_leaves_old_or_new_files_and_a_complete_backup() {
 /// with `--ignore-lock`) stops the recovery before that segment is touched.
 #[test]
 fn a_log_changed_since_it_was_checked_is_not_written() {
-    use kseg::inspect::partition_check::check_partition;
-    use kseg::inspect::producer_state::PRODUCER_BATCHES_IN_MEMORY;
-    use kseg::inspect::segment_check::SegmentCheckOptions;
+    use kseg::inspect::producer::state::PRODUCER_BATCHES_IN_MEMORY;
+    use kseg::inspect::recovery::partition::check_partition;
+    use kseg::inspect::recovery::segment::SegmentCheckOptions;
     use kseg::logdir::{CachePolicy, Partition};
     use kseg::repair::backup::LazyBackup;
     use kseg::repair::recovery::apply_recovery;

@@ -1,6 +1,7 @@
 //! The library's layers look only down: format (bytes to values) <- logdir
-//! (files) <- inspect (Kafka's decisions) <- render and repair; and no two
-//! modules of `src/inspect` import each other, directly or around a loop.
+//! (files) <- inspect (Kafka's decisions) <- render and repair; no module of
+//! `src/` imports another that imports it back, directly or around a loop;
+//! and `src/inspect` holds one folder per question.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -27,7 +28,7 @@ fn sources(dir: &Path) -> Vec<(std::path::PathBuf, String)> {
     out
 }
 
-/// The names following `prefix` in `text` (`crate::inspect::recovery` -> `recovery`).
+/// The names following `prefix` in `text` (`crate::inspect::recovery::plan` -> `recovery`).
 fn names_after<'t>(text: &'t str, prefix: &str) -> BTreeSet<&'t str> {
     text.match_indices(prefix)
         .map(|(at, _)| {
@@ -63,36 +64,199 @@ fn each_layer_imports_only_the_layers_below_it() {
     }
 }
 
-/// The inspect module a file belongs to (`inspect/locate/segment.rs` -> `locate`).
-fn module_of(path: &Path, root: &Path) -> String {
-    let relative = path.strip_prefix(root).unwrap();
-    let first = relative.components().next().unwrap().as_os_str();
-    first.to_string_lossy().trim_end_matches(".rs").to_string()
+/// A module's path from its crate root (`src/inspect/locate/mod.rs` ->
+/// `inspect::locate`; files of the binary under `bin::`).
+fn module_path(path: &Path, bin_modules: &BTreeSet<String>) -> String {
+    let relative = path.strip_prefix(repo().join("src")).unwrap();
+    let mut parts: Vec<String> = relative
+        .components()
+        .map(|c| {
+            c.as_os_str()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod" || p == "lib") {
+        parts.pop();
+    }
+    if parts.first().is_some_and(|p| p == "main") {
+        parts = vec![];
+    }
+    let in_bin = relative == Path::new("main.rs")
+        || parts
+            .first()
+            .is_some_and(|first| bin_modules.contains(first));
+    let mut full = if in_bin {
+        vec!["bin".to_string()]
+    } else {
+        vec!["lib".to_string()]
+    };
+    full.extend(parts);
+    full.join("::")
+}
+
+/// The text before the first `#[cfg(test)]`: a file's test module imports
+/// its file (`use super::*`), which is no loop.
+fn without_tests(text: &str) -> &str {
+    text.find("#[cfg(test)]").map_or(text, |at| &text[..at])
+}
+
+/// Every path written after `prefix` in `text`, with brace groups spread out
+/// (`crate::a::{b, c::d}` -> `a::b`, `a::c::d`).
+fn paths_after(text: &str, prefix: &str) -> Vec<String> {
+    fn spread(rest: &str, base: &str, out: &mut Vec<String>) -> usize {
+        let mut path = base.to_string();
+        let mut at = 0;
+        let bytes = rest.as_bytes();
+        loop {
+            let start = at;
+            while at < bytes.len() && (bytes[at].is_ascii_alphanumeric() || bytes[at] == b'_') {
+                at += 1;
+            }
+            if at > start {
+                if !path.is_empty() {
+                    path.push_str("::");
+                }
+                path.push_str(&rest[start..at]);
+            }
+            if rest[at..].starts_with("::{") {
+                at += 3;
+                loop {
+                    while rest[at..].starts_with(|c: char| c.is_whitespace() || c == ',') {
+                        at += 1;
+                    }
+                    if rest[at..].starts_with('}') {
+                        return at + 1;
+                    }
+                    at += spread(&rest[at..], &path, out);
+                }
+            } else if rest[at..].starts_with("::") {
+                at += 2;
+            } else {
+                out.push(path);
+                return at;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices(prefix) {
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        spread(&text[at + prefix.len()..], "", &mut out);
+    }
+    out
 }
 
 #[test]
-fn no_import_loop_inside_inspect() {
-    let root = repo().join("src/inspect");
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (path, text) in sources(&root) {
-        let module = module_of(&path, &root);
-        if module == "mod" {
-            continue;
+fn no_import_cycle_anywhere_in_src() {
+    let main = std::fs::read_to_string(repo().join("src/main.rs")).unwrap();
+    let bin_modules: BTreeSet<String> = main
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("mod ")?
+                .strip_suffix(';')
+                .map(str::to_string)
+        })
+        .collect();
+    let files = sources(&repo().join("src"));
+    let modules: BTreeMap<String, String> = files
+        .iter()
+        .map(|(path, text)| {
+            (
+                module_path(path, &bin_modules),
+                without_tests(text).to_string(),
+            )
+        })
+        .collect();
+    // `pub use child::{A, B}` in a module: A and B are the child's.
+    let reexports: BTreeMap<String, String> = modules
+        .iter()
+        .flat_map(|(module, text)| {
+            let mut found = Vec::new();
+            for path in paths_after(text, "pub use ") {
+                let (first, _) = path.split_once("::").unwrap_or((&path, ""));
+                let child = format!("{module}::{first}");
+                if modules.contains_key(&child) {
+                    let item = path.rsplit("::").next().unwrap().to_string();
+                    found.push((format!("{module}::{item}"), child));
+                }
+            }
+            found
+        })
+        .collect();
+    // The module a full path lands in: its longest module prefix, seen
+    // through re-exports.
+    let resolve = |full: &str| -> Option<String> {
+        let parts: Vec<&str> = full.split("::").collect();
+        let mut best = None;
+        for end in (1..=parts.len()).rev() {
+            let candidate = parts[..end].join("::");
+            if modules.contains_key(&candidate) {
+                best = Some(match parts.get(end) {
+                    Some(item) => reexports
+                        .get(&format!("{candidate}::{item}"))
+                        .cloned()
+                        .unwrap_or(candidate),
+                    None => candidate,
+                });
+                break;
+            }
         }
-        // `super::` in a file of a directory module names its siblings.
-        let nested = path.parent() != Some(root.as_path());
-        let mut uses: BTreeSet<&str> = names_after(&text, "crate::inspect::");
-        if !nested {
-            uses.extend(names_after(&text, "super::"));
+        best
+    };
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, text) in &modules {
+        let (krate, _) = module.split_once("::").unwrap_or((module, ""));
+        let is_dir = files.iter().any(|(path, _)| {
+            module_path(path, &bin_modules) == *module
+                && path
+                    .file_name()
+                    .is_some_and(|n| n == "mod.rs" || n == "lib.rs" || n == "main.rs")
+        });
+        let parent = if is_dir {
+            module.clone()
+        } else {
+            module
+                .rsplit_once("::")
+                .map_or(krate.to_string(), |(p, _)| p.to_string())
+        };
+        let grandparent = parent
+            .rsplit_once("::")
+            .map_or(krate.to_string(), |(p, _)| p.to_string());
+        let mut targets = Vec::new();
+        for path in paths_after(text, "crate::") {
+            targets.push(format!("{krate}::{path}"));
+        }
+        for path in paths_after(text, "kseg::") {
+            targets.push(format!("lib::{path}"));
+        }
+        for path in paths_after(text, "super::") {
+            let base = if is_dir { &grandparent } else { &parent };
+            targets.push(format!("{base}::{path}"));
+        }
+        for path in paths_after(text, "use ") {
+            let (first, _) = path.split_once("::").unwrap_or((&path, ""));
+            if modules.contains_key(&format!("{parent}::{first}")) {
+                targets.push(format!("{parent}::{path}"));
+            }
         }
         let edges = graph.entry(module.clone()).or_default();
-        edges.extend(
-            uses.into_iter()
-                .filter(|m| *m != module && *m != "tests")
-                .map(str::to_string),
-        );
+        for target in targets {
+            if let Some(found) = resolve(&target) {
+                if found != *module && found != krate {
+                    edges.insert(found);
+                }
+            }
+        }
     }
-    assert!(graph.len() > 10, "read {} inspect modules", graph.len());
+    assert!(graph.len() > 80, "read {} modules", graph.len());
+    assert!(
+        graph["lib::inspect::recovery::partition"].contains("lib::inspect::recovery::plan"),
+        "the import graph misses a known edge"
+    );
     // Depth-first search for a back edge.
     fn visit(
         node: &str,
@@ -104,7 +268,7 @@ fn no_import_loop_inside_inspect() {
             return;
         }
         if let Some(at) = path.iter().position(|n| n == node) {
-            panic!("import loop in src/inspect: {:?} -> {node}", &path[at..]);
+            panic!("import cycle in src/: {:?} -> {node}", &path[at..]);
         }
         path.push(node.to_string());
         for next in graph.get(node).into_iter().flatten() {
@@ -116,5 +280,36 @@ fn no_import_loop_inside_inspect() {
     let mut done = BTreeSet::new();
     for node in graph.keys() {
         visit(node, &graph, &mut Vec::new(), &mut done);
+    }
+}
+
+#[test]
+fn inspect_is_a_folder_per_question() {
+    let root = repo().join("src/inspect");
+    let entries: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(
+        entries.len() <= 8,
+        "src/inspect has {} entries",
+        entries.len()
+    );
+    for entry in entries {
+        if entry.is_dir() {
+            let doc = std::fs::read_to_string(entry.join("mod.rs")).unwrap_or_default();
+            assert!(
+                doc.starts_with("//! "),
+                "{} has no mod.rs opening with //!",
+                entry.display()
+            );
+        } else {
+            assert_eq!(
+                entry.file_name().unwrap(),
+                "mod.rs",
+                "{} is not a folder",
+                entry.display()
+            );
+        }
     }
 }

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use kseg::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use kseg::format::encode::{BatchSpec, RecordSpec, encode_batch};
 use kseg::format::{BatchIter, Compression, SummaryIter, TimestampType};
-use kseg::inspect::index_build::build_indexes;
+use kseg::inspect::index::build::build_indexes;
 
 fn bytes(max: usize) -> impl Strategy<Value = Option<Vec<u8>>> {
     prop::option::of(prop::collection::vec(any::<u8>(), 0..max))

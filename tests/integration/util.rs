@@ -110,10 +110,10 @@ pub fn lock_message(kind: LockKind) -> String {
 
 /// Load inputs for library-level checks: the given recovery point, and a
 /// clock at which no producer has expired.
-pub fn load_at(recovery_point: Option<i64>) -> kseg::inspect::partition_check::LoadInputs {
-    kseg::inspect::partition_check::LoadInputs {
+pub fn load_at(recovery_point: Option<i64>) -> kseg::inspect::recovery::partition::LoadInputs {
+    kseg::inspect::recovery::partition::LoadInputs {
         recovery_point,
-        expiry: kseg::inspect::producer_state::ProducerExpiry {
+        expiry: kseg::inspect::producer::state::ProducerExpiry {
             now_ms: 0,
             expiration_ms: i64::MAX,
         },

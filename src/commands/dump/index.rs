@@ -5,7 +5,7 @@ use std::path::Path;
 
 use kseg::format::offset_index::OffsetIndex;
 use kseg::format::time_index::TimeIndex;
-use kseg::inspect::index_check::{check_offset_index, check_time_index};
+use kseg::inspect::index::check::{check_offset_index, check_time_index};
 use kseg::logdir::file_name::segment_file_name;
 use kseg::logdir::mapped::{INDEX_READ_LIMIT, read_small};
 use kseg::logdir::{CachePolicy, MappedFile};

@@ -3,7 +3,7 @@
 
 use crate::format::BatchIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use crate::inspect::entry_count::EntryCount;
+use crate::inspect::index::entry_count::EntryCount;
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
 use super::segment::{
@@ -109,7 +109,7 @@ pub fn lookup_offset(
     log_start: i64,
     count: EntryCount,
 ) -> Result<OffsetLookup, LogDirError> {
-    super::require_segments(partition)?;
+    super::bounds::require_segments(partition)?;
     let last = partition.segments.len() - 1;
     let mut lookup = OffsetLookup {
         target,

@@ -1,8 +1,8 @@
 //! `offsetsForTimes` across a partition: the first segment whose largest
 //! timestamp reaches the target, then that segment's search.
 
-use crate::inspect::entry_count::EntryCount;
-use crate::inspect::segment_time::largest_timestamp;
+use crate::inspect::index::entry_count::EntryCount;
+use crate::inspect::locate::segment_time::largest_timestamp;
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
 use super::segment::{IndexStep, ScanStep, TimestampAnswer, find_by_timestamp};
@@ -50,7 +50,7 @@ pub fn lookup_timestamp(
     log_start: i64,
     count: EntryCount,
 ) -> Result<TimestampLookup, LogDirError> {
-    super::require_segments(partition)?;
+    super::bounds::require_segments(partition)?;
     let last = partition.segments.len() - 1;
     let mut lookup = TimestampLookup {
         target,

@@ -8,7 +8,7 @@ use crate::format::index_search::SearchTrace;
 use crate::format::offset_index::{OFFSET_INDEX_ENTRY_SIZE, OffsetIndex};
 use crate::format::time_index::{TIME_INDEX_ENTRY_SIZE, TimeIndex};
 use crate::format::{BatchSummary, FileBatch, SummaryIter};
-use crate::inspect::entry_count::EntryCount;
+use crate::inspect::index::entry_count::EntryCount;
 use crate::logdir::{CachePolicy, MappedFile, Segment};
 
 /// A batch as the scan saw it.

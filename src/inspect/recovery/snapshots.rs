@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 
-use super::index_build::StopReason;
-use super::producer_batch::ProducerBatch;
-use super::producer_state::{ProducerExpiry, ProducerState, for_each_producer_batch};
-use super::recovery::{RecoveryPlan, SegmentAction};
-use super::segment_check::SegmentCheck;
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::txn_index::AbortedTxn;
+use crate::inspect::index::build::StopReason;
+use crate::inspect::producer::batch::ProducerBatch;
+use crate::inspect::producer::state::{ProducerExpiry, ProducerState, for_each_producer_batch};
+use crate::inspect::recovery::plan::{RecoveryPlan, SegmentAction};
+use crate::inspect::recovery::segment::SegmentCheck;
 use crate::logdir::LogDirError;
 
 /// The producer-state side of loading: snapshot files after loading,
@@ -211,7 +211,9 @@ pub fn plan_snapshots(
             .filter_map(move |(i, p)| match &p.action {
                 SegmentAction::Recover {
                     why, valid_bytes, ..
-                } if (*why == super::recovery::RecoverWhy::MissingIndex) == why_missing => {
+                } if (*why == crate::inspect::recovery::plan::RecoverWhy::MissingIndex)
+                    == why_missing =>
+                {
                     Some((i, *valid_bytes))
                 }
                 _ => None,

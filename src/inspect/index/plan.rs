@@ -5,10 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use super::index_build::{IndexBuild, StopReason, build_indexes_from_file};
-use super::index_compare::{IndexStatus, compare, offset_index_consistent, time_index_consistent};
 use crate::format::offset_index::{OFFSET_INDEX_ENTRY_SIZE, OffsetIndex};
 use crate::format::time_index::{TIME_INDEX_ENTRY_SIZE, TimeIndex};
+use crate::inspect::index::build::{IndexBuild, StopReason, build_indexes_from_file};
+use crate::inspect::index::compare::{
+    IndexStatus, compare, offset_index_consistent, time_index_consistent,
+};
 use crate::logdir::mapped::{INDEX_READ_LIMIT, read_small};
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Segment};
 
@@ -216,7 +218,7 @@ fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, LogDirError> {
 mod tests {
     use super::*;
     use crate::format::encode::{BatchSpec, RecordSpec, encode_batch};
-    use crate::inspect::index_build::build_indexes;
+    use crate::inspect::index::build::build_indexes;
 
     /// 40 one-record batches of about 100 bytes, offsets 0..40, timestamps 1000..1040.
     fn log() -> Vec<u8> {

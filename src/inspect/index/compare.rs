@@ -1,10 +1,10 @@
 //! Compares an index file on disk with the one Kafka's recovery would build.
 
-use super::index_build::IndexBuild;
 use crate::format::SummaryIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::OffsetIndex;
 use crate::format::time_index::TimeIndex;
+use crate::inspect::index::build::IndexBuild;
 
 /// How an existing index relates to its rebuild.
 #[derive(Debug, Clone, PartialEq, Eq)]

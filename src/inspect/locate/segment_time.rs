@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use super::entry_count::EntryCount;
 use crate::format::SummaryIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::time_index::TimeIndex;
+use crate::inspect::index::entry_count::EntryCount;
 use crate::logdir::{CachePolicy, MappedFile, Segment};
 
 /// Where Kafka's largest timestamp of a segment comes from.

@@ -14,7 +14,7 @@ use crate::format::BatchIter;
 use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
-use super::index_build::DEFAULT_INDEX_INTERVAL_BYTES;
+use crate::inspect::index::build::DEFAULT_INDEX_INTERVAL_BYTES;
 
 /// How many segments, newest first, inference reads.
 const SEGMENTS_READ: usize = 4;

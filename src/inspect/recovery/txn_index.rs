@@ -12,11 +12,11 @@
 //! stable offset may depend on history that is gone: entries are then
 //! matched to markers by producer and offset, and checked where known.
 
-use super::index_health::IndexHealth;
-use super::producer_batch::ProducerBatch;
-use super::txn_state::TxnTracker;
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::format::txn_index::{AbortedTxn, TXN_INDEX_ENTRY_SIZE, parse_txn_index};
+use crate::inspect::index::health::IndexHealth;
+use crate::inspect::producer::batch::ProducerBatch;
+use crate::inspect::producer::txn::TxnTracker;
 use crate::logdir::mapped::read_small;
 use crate::logdir::{LogDirError, Segment};
 

@@ -5,14 +5,14 @@ use rayon::prelude::*;
 
 use std::collections::BTreeMap;
 
-use super::index_interval::IndexInterval;
-use super::producer_state::{BatchBudget, ProducerExpiry};
-use super::recovery::{PartitionState, RecoveryPlan, plan_recovery};
-use super::segment_check::{SegmentCheck, SegmentCheckOptions, check_segment};
-use super::snapshot_plan::{SnapshotPlan, plan_snapshots};
-use super::txn_check::TxnStart;
 use crate::format::checkpoint::{LeaderEpochEntry, parse_leader_epoch_checkpoint};
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
+use crate::inspect::index::interval::IndexInterval;
+use crate::inspect::producer::state::{BatchBudget, ProducerExpiry};
+use crate::inspect::recovery::plan::{PartitionState, RecoveryPlan, plan_recovery};
+use crate::inspect::recovery::segment::{SegmentCheck, SegmentCheckOptions, check_segment};
+use crate::inspect::recovery::snapshots::{SnapshotPlan, plan_snapshots};
+use crate::inspect::recovery::txn_index::TxnStart;
 use crate::logdir::file_name::segment_file_name;
 use crate::logdir::mapped::read_small;
 use crate::logdir::{LogDirError, Partition};

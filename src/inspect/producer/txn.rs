@@ -4,9 +4,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::producer_batch::ProducerBatch;
 use crate::format::producer_snapshot::ProducerSnapshot;
 use crate::format::txn_index::AbortedTxn;
+use crate::inspect::producer::batch::ProducerBatch;
 
 /// Transactions begun and not yet ended, by first offset.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::retention_config::RetentionConfig;
+use crate::inspect::retention::config::RetentionConfig;
 
 /// What retention needs to know about one segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
-use super::index_build::StopReason;
-use super::index_health::IndexHealth;
-use super::segment_check::SegmentCheck;
 use crate::format::checkpoint::LeaderEpochEntry;
+use crate::inspect::index::build::StopReason;
+use crate::inspect::index::health::IndexHealth;
+use crate::inspect::recovery::segment::SegmentCheck;
 
 /// Why a segment is recovered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -110,7 +110,7 @@ pub struct RecoveryPlan {
     pub truncation: Option<Truncation>,
     /// Log end offset after loading.
     pub log_end_offset: i64,
-    /// Producer snapshots Kafka deletes (offsets); see [`crate::inspect::snapshot_plan`].
+    /// Producer snapshots Kafka deletes (offsets); see [`crate::inspect::recovery::snapshots`].
     pub snapshots_deleted: Vec<i64>,
     /// Producer snapshots Kafka writes or rewrites with new bytes (offsets).
     pub snapshots_written: Vec<i64>,

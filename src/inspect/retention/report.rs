@@ -5,15 +5,17 @@
 
 use serde::Serialize;
 
-use super::entry_count::EntryCount;
-use super::locate::{SourcedOffset, log_start_offset, next_offset};
-use super::retention::{DeletionPass, LogState, SegmentFacts, delete_old_segments, eligible_at};
-use super::retention_config::RetentionConfig;
-use super::segment_time::{
-    TimestampSource, batches_max_timestamp, first_batch_timestamp, largest_timestamp,
-};
 use crate::format::SummaryIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::inspect::index::entry_count::EntryCount;
+use crate::inspect::locate::segment_time::{
+    TimestampSource, batches_max_timestamp, first_batch_timestamp, largest_timestamp,
+};
+use crate::inspect::locate::{SourcedOffset, log_start_offset, next_offset};
+use crate::inspect::retention::config::RetentionConfig;
+use crate::inspect::retention::rules::{
+    DeletionPass, LogState, SegmentFacts, delete_old_segments, eligible_at,
+};
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
 /// One segment's row.

@@ -3,15 +3,15 @@
 
 use std::ops::ControlFlow;
 
-use super::batch_audit::{BatchAudit, BatchAuditor};
-use super::index_build::{IndexBuild, IndexBuilder, StopReason};
-use super::index_health::IndexHealth;
-use super::producer_batch::ProducerBatch;
-use super::producer_state::{BatchBudget, ProducerBatchCollector};
-use super::txn_check::{TxnIndexCheck, TxnStart};
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
 use crate::format::time_index::TimeIndex;
+use crate::inspect::index::build::{IndexBuild, IndexBuilder, StopReason};
+use crate::inspect::index::health::IndexHealth;
+use crate::inspect::producer::batch::ProducerBatch;
+use crate::inspect::producer::state::{BatchBudget, ProducerBatchCollector};
+use crate::inspect::recovery::batch_audit::{BatchAudit, BatchAuditor};
+use crate::inspect::recovery::txn_index::{TxnIndexCheck, TxnStart};
 use crate::logdir::chunked::walk_batches;
 use crate::logdir::mapped::{INDEX_READ_LIMIT, read_small};
 use crate::logdir::{CachePolicy, LogDirError, PageCacheGuard, Segment};
@@ -65,7 +65,7 @@ pub struct SegmentCheckOptions {
     pub cache: CachePolicy,
     /// Producer batches the whole partition keeps in memory for the replay
     /// (normally
-    /// [`PRODUCER_BATCHES_IN_MEMORY`](super::producer_state::PRODUCER_BATCHES_IN_MEMORY)); the rest are read again.
+    /// [`PRODUCER_BATCHES_IN_MEMORY`](crate::inspect::producer::state::PRODUCER_BATCHES_IN_MEMORY)); the rest are read again.
     pub producer_batches_in_memory: usize,
 }
 

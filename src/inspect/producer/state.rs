@@ -7,11 +7,11 @@ use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::producer_batch::ProducerBatch;
-use super::txn_state::OngoingTxns;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::producer_snapshot::{ProducerEntry, ProducerSnapshot, encode_producer_snapshot};
 use crate::format::txn_index::AbortedTxn;
+use crate::inspect::producer::batch::ProducerBatch;
+use crate::inspect::producer::txn::OngoingTxns;
 use crate::logdir::LogDirError;
 use crate::logdir::chunked::walk_batches;
 
