@@ -86,7 +86,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand recover" -l apply -d 'Carry th
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l ignore-lock -d 'Write even if a process holds the log dir\'s .lock (dangerous)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s V -l version -d 'Print version'
-complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l config -d 'A topic or broker setting, by Kafka\'s name (repeatable), e.g. retention.ms=604800000' -r
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l config -d 'A topic or broker setting, by Kafka\'s name (repeatable), e.g. retention.ms=604800000; TOPIC:NAME=VALUE sets it for one topic only' -r
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l config-file -d 'A properties file of settings (applied before --config)' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l kafka-version -d 'Whose defaults apply where Kafka\'s differ' -r -f -a "3\t'Kafka 3.x defaults'
 4\t'Kafka 4.x defaults (message.timestamp.after.max.ms = 1 h)'"

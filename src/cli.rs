@@ -193,7 +193,7 @@ fn parse_index_interval(s: &str) -> Result<IndexIntervalArg, String> {
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("target").required(true).args(["offset", "timestamp"]))]
 pub struct LocateArgs {
-    /// The partition directory
+    /// The partition directory, or a .log segment in it
     #[arg(default_value = ".")]
     pub dir: PathBuf,
     /// Offset to find
@@ -275,6 +275,7 @@ pub enum PageCacheArg {
 }
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("what").required(true).args(["paths"])))]
+#[command(override_usage = "kseg verify [OPTIONS] <PATHS>...")]
 pub struct VerifyArgs {
     /// Targets and recovery inputs
     #[command(flatten)]
@@ -288,6 +289,9 @@ pub struct VerifyArgs {
 backup directory before it changes; `kseg recover --undo BACKUP` (or `kseg restore BACKUP`) puts them back."
 )]
 #[command(group(ArgGroup::new("what").required(true).args(["paths", "undo"])))]
+#[command(
+    override_usage = "kseg recover [OPTIONS] <PATHS>...\n       kseg recover --undo <BACKUP>"
+)]
 pub struct RecoverArgs {
     /// Targets and recovery inputs
     #[command(flatten)]
@@ -319,8 +323,9 @@ pub enum KafkaVersion {
 pub struct RetentionReportArgs {
     /// A partition directory or a log dir
     pub path: PathBuf,
-    /// A topic or broker setting, by Kafka's name (repeatable), e.g. retention.ms=604800000
-    #[arg(long = "config", value_name = "NAME=VALUE")]
+    /// A topic or broker setting, by Kafka's name (repeatable), e.g.
+    /// retention.ms=604800000; TOPIC:NAME=VALUE sets it for one topic only
+    #[arg(long = "config", value_name = "[TOPIC:]NAME=VALUE")]
     pub configs: Vec<String>,
     /// A properties file of settings (applied before --config)
     #[arg(long, value_name = "FILE")]

@@ -3,6 +3,7 @@
 
 use kseg::inspect::locate::{EntryCount, log_start_offset, lookup_offset, lookup_timestamp};
 use kseg::logdir::Partition;
+use kseg::logdir::target::resolve;
 use kseg::render::OutputFormat;
 use kseg::render::locate::{offset_trace, timestamp_trace};
 
@@ -11,7 +12,7 @@ use crate::exit_code::ExitCode;
 
 /// Runs `kseg locate`.
 pub fn run(args: &LocateArgs) -> anyhow::Result<ExitCode> {
-    let partition = Partition::open(&args.dir)?;
+    let partition = one_partition(&args.dir)?;
     let (log_start, _) = log_start_offset(&partition, args.log_start_offset)?;
     let count = if args.as_opened {
         EntryCount::AsOpened
@@ -37,4 +38,17 @@ pub fn run(args: &LocateArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::Findings
     })
+}
+
+/// The partition PATH names: a partition directory, or a `.log` in one
+/// (the lookup runs over the whole partition, as the broker's does).
+fn one_partition(path: &std::path::Path) -> anyhow::Result<Partition> {
+    let mut targets = resolve(path)?;
+    match targets.len() {
+        1 => Ok(targets.remove(0).partition),
+        n => anyhow::bail!(
+            "{}: a log dir of {n} partitions; locate looks in one, so give its partition directory",
+            path.display()
+        ),
+    }
 }

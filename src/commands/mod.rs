@@ -10,6 +10,8 @@ mod retention_report;
 mod time_arg;
 mod verify;
 
+use std::path::{Path, PathBuf};
+
 use crate::cli::{Cli, Command};
 use crate::exit_code::ExitCode;
 
@@ -33,38 +35,86 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// Where a writing command's backup goes: the directory asked for (which
-/// must not exist yet), or a new `./kseg-backup-<unix ms>-<pid>` (with
-/// `-2`, `-3`, … appended if taken), so runs in a loop or in parallel never
-/// share one. Never inside a log dir, where the broker would take it for a
-/// partition and refuse to start. Nothing is created yet.
+/// must not exist yet), or a new `kseg-backup-<unix ms>-<pid>` (with `-2`,
+/// `-3`, … appended if taken, so runs in a loop or in parallel never share
+/// one) in the current directory, or beside the log dir when the current
+/// directory is inside one. Never inside a log dir, where the broker would
+/// take it for a partition and refuse to start; paths are compared after
+/// resolving `..` and symlinks. Nothing is created yet.
 pub fn backup_place(
-    asked: Option<&std::path::Path>,
-    log_dirs: &[std::path::PathBuf],
+    asked: Option<&Path>,
+    log_dirs: &[PathBuf],
 ) -> anyhow::Result<kseg::repair::backup::LazyBackup> {
+    let log_dirs = log_dirs
+        .iter()
+        .map(|d| resolved(d).map(|r| (d, r)))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let inside = |path: &Path| log_dirs.iter().find(|(_, real)| path.starts_with(real));
     let dir = match asked {
-        Some(dir) => dir.to_path_buf(),
+        Some(dir) => resolved(dir)?,
         None => {
             let now = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis());
-            std::path::PathBuf::from(format!("kseg-backup-{now}-{}", std::process::id()))
+            let name = format!("kseg-backup-{now}-{}", std::process::id());
+            let cwd = resolved(Path::new("."))?;
+            match inside(&cwd) {
+                None => cwd.join(name),
+                Some((_, log_dir)) => log_dir.parent().unwrap_or(Path::new("/")).join(name),
+            }
         }
     };
-    let resolve = |path: &std::path::Path| {
-        std::path::absolute(path).map_err(|e| anyhow::anyhow!("resolving {}: {e}", path.display()))
-    };
-    let absolute = resolve(&dir)?;
-    for log_dir in log_dirs {
-        let log_dir_absolute = resolve(log_dir)?;
-        if absolute.starts_with(&log_dir_absolute) {
-            anyhow::bail!(
-                "backup directory {} is inside log dir {}; Kafka would refuse to start with it there. Pass --backup-dir elsewhere",
-                absolute.display(),
-                log_dir.display()
-            );
-        }
+    if let Some((log_dir, _)) = inside(&dir) {
+        anyhow::bail!(
+            "backup directory {} is inside log dir {}; Kafka would refuse to start with it there. Pass --backup-dir elsewhere",
+            dir.display(),
+            log_dir.display()
+        );
     }
     Ok(kseg::repair::backup::LazyBackup::new(dir, asked.is_none()))
+}
+
+/// `path` made absolute, with symlinks and `..` resolved as far as it
+/// exists, and the rest (not created yet) appended without `.` and `..`.
+fn resolved(path: &Path) -> anyhow::Result<PathBuf> {
+    let absolute = std::path::absolute(path)
+        .map_err(|e| anyhow::anyhow!("resolving {}: {e}", path.display()))?;
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = existing.canonicalize() {
+            let mut out = real;
+            for part in rest.iter().rev() {
+                match part {
+                    std::path::Component::ParentDir => {
+                        out.pop();
+                    }
+                    std::path::Component::Normal(name) => out.push(name),
+                    _ => {}
+                }
+            }
+            return Ok(out);
+        }
+        match (existing.parent(), existing.components().next_back()) {
+            (Some(parent), Some(last)) => {
+                rest.push(last);
+                existing = parent;
+            }
+            _ => return Ok(absolute),
+        }
+    }
+}
+
+/// What to say when a writing command fails after it began to change
+/// files: where the originals are and the command that puts them back.
+pub fn failed_midway(err: anyhow::Error, backup: Option<&Path>) -> anyhow::Error {
+    match backup {
+        Some(dir) => anyhow::anyhow!(
+            "{err:#}\nsome files were already changed; their originals are in {0}: `kseg restore {0}` puts them back",
+            dir.display()
+        ),
+        None => err,
+    }
 }
 
 /// A byte-count progress bar on stderr, or a hidden one when stderr is not a

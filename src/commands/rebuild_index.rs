@@ -106,6 +106,15 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
     if format == OutputFormat::Text {
         write_summary(&mut out, &tally, backup.as_ref().map(Backup::dir))?;
     }
+    if tally.errors > 0 {
+        if let Some(dir) = backup.as_ref().map(Backup::dir) {
+            eprintln!(
+                "kseg: {} segments failed; files already changed have their originals in {1}: `kseg restore {1}` puts them back",
+                tally.errors,
+                dir.display()
+            );
+        }
+    }
     out.flush()?;
     Ok(if tally.errors > 0 {
         ExitCode::Error

@@ -46,6 +46,12 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
         .map(|c| c.report.partition.log_dir())
         .collect();
     let mut backup = super::backup_place(args.write.backup_dir.as_deref(), &log_dirs)?;
+    if !args.target.json {
+        println!(
+            "backup: originals of the files this changes go to {}",
+            backup.planned_dir().display()
+        );
+    }
     for CheckedPartition {
         report: r,
         interval,
@@ -59,7 +65,8 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
             &r.state.leader_epochs,
             interval.bytes,
             &mut backup,
-        )?;
+        )
+        .map_err(|err| super::failed_midway(err.into(), backup.created_dir()))?;
     }
     let backup = backup.into_backup();
     let dir = backup.as_ref().map(|b| b.dir().display().to_string());

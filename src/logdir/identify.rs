@@ -7,6 +7,7 @@ use std::path::Path;
 
 use super::error::LogDirError;
 use super::file_name::{FileKind, classify_by_suffix, classify_contents, parse_base_offset};
+use super::file_type::special_kind_of;
 use crate::format::batch::{LOG_OVERHEAD, V2_HEADER_SIZE};
 use crate::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
 use crate::format::properties::{parse_partition_metadata, parse_properties};
@@ -39,6 +40,9 @@ pub enum NotDumpable {
     /// Neither the name nor the first bytes tell what it is.
     #[error("not a file kind kseg can dump: neither its name nor its first bytes tell what it is")]
     Unknown,
+    /// A device, FIFO or socket, which kseg never opens.
+    #[error("is {0}: not a regular file")]
+    NotRegular(&'static str),
     /// Its first bytes could not be read.
     #[error(transparent)]
     Unreadable(LogDirError),
@@ -51,6 +55,9 @@ pub fn identify(path: &Path, given_base: Option<i64>) -> Result<Identified, NotD
     }
     if path.is_dir() {
         return Err(NotDumpable::Directory);
+    }
+    if let Some(kind) = special_kind_of(path) {
+        return Err(NotDumpable::NotRegular(kind));
     }
     let name = path
         .file_name()

@@ -5,6 +5,7 @@ pub mod checkpoint_file;
 pub mod chunked;
 pub mod error;
 pub mod file_name;
+pub mod file_type;
 pub mod identify;
 pub mod lock;
 pub mod log_dir;

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::LogDirError;
 use super::file_name::{FileKind, classify, classify_by_suffix, parse_base_offset};
+use super::file_type::special_kind_of;
 use super::log_dir::LogDir;
 use super::partition::Partition;
 
@@ -34,6 +35,14 @@ impl Target {
 
 /// Resolves PATH into targets.
 pub fn resolve(path: &Path) -> Result<Vec<Target>, LogDirError> {
+    if let Some(kind) = special_kind_of(path) {
+        return Err(LogDirError::not_understood(
+            path,
+            format!(
+                "is {kind}: not a regular file; expected a .log segment, a partition directory or a log dir"
+            ),
+        ));
+    }
     if path.is_file() {
         let name = path
             .file_name()

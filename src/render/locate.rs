@@ -183,14 +183,23 @@ pub fn timestamp_trace(lookup: &TimestampLookup) -> Trace {
         seg.base_offset, seg.largest_timestamp
     ));
     let (time, offset) = (&seg.time_index, &seg.offset_index);
-    steps.push(format!(
-        "2. time index: {} entries, slots {:?} -> ({}, {})",
-        time.entries, time.probes, time.floor_key, time.floor_offset
-    ));
-    steps.push(format!(
-        "3. offset index: {} -> position {}",
-        offset.floor_offset, offset.floor_position
-    ));
+    steps.push(match &time.problem {
+        Some(problem) => format!("2. time index: {problem}"),
+        None => format!(
+            "2. time index: {} entries, slots {:?} -> ({}, {})",
+            time.entries, time.probes, time.floor_key, time.floor_offset
+        ),
+    });
+    steps.push(match &offset.problem {
+        Some(problem) => format!(
+            "3. offset index: {problem} -> position {}",
+            offset.floor_position
+        ),
+        None => format!(
+            "3. offset index: {} -> position {}",
+            offset.floor_offset, offset.floor_position
+        ),
+    });
     for b in &seg.scan.visited {
         steps.push(format!(
             "4. scan: batch {}..{} at position {} max timestamp {}",

@@ -99,8 +99,17 @@ pub fn write_plan(
     match &plan.truncation {
         Some(t) => writeln!(
             w,
-            "  verdict: Kafka truncates segment {:020} at byte {}; first lost offset {}; {} bytes and {} records dropped",
-            t.segment, t.position, t.first_lost_offset, t.bytes_dropped, t.records_dropped
+            "  verdict: Kafka truncates segment {:020} at byte {}; first lost offset {}; {} bytes and {}{} records dropped",
+            t.segment,
+            t.position,
+            t.first_lost_offset,
+            t.bytes_dropped,
+            if t.records_dropped_at_least {
+                "at least "
+            } else {
+                ""
+            },
+            t.records_dropped
         )?,
         None => writeln!(w, "  verdict: Kafka loses no data")?,
     }
@@ -126,7 +135,7 @@ fn write_header(
             "  clean-shutdown marker found: Kafka recovers no segment (except those missing an .index)"
         )?;
     } else {
-        let recovered = plan
+        let past = plan
             .recovered()
             .filter(|s| {
                 matches!(
@@ -138,9 +147,15 @@ fn write_header(
                 )
             })
             .count();
+        let others = plan.recovered().count() - past;
+        let also = if others > 0 {
+            format!(", and {others} more for a missing .index")
+        } else {
+            String::new()
+        };
         writeln!(
             w,
-            "  no clean-shutdown marker; recovery point {} ({recovery_point_source}): Kafka recovers the segment containing it and every later one ({recovered} here)",
+            "  no clean-shutdown marker; recovery point {} ({recovery_point_source}): Kafka recovers the segment containing it and every later one ({past} here{also})",
             plan.recovery_point
         )?;
     }

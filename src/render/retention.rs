@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use comfy_table::Table;
 
-use super::time::{duration, utc};
+use super::time::{age, duration, utc};
 use crate::inspect::locate::segment_time::TimestampSource;
 use crate::inspect::retention::config::RetentionConfig;
 use crate::inspect::retention::report::{
@@ -50,9 +50,9 @@ fn cleaner_fate(old: &OldSegmentFate, c: &CompactionView) -> String {
         ),
     };
     format!(
-        "  cleaner: segment {:020}: its newest record is {} old; compaction removes records by key, not by age (the newest record of each key stays, tombstones go after delete.retention.ms): {state}",
+        "  cleaner: segment {:020}: its newest record is {}; compaction removes records by key, not by age (the newest record of each key stays, tombstones go after delete.retention.ms): {state}",
         old.base_offset,
-        duration(old.age_ms)
+        age(old.age_ms)
     )
 }
 
@@ -191,26 +191,31 @@ pub fn bottom_line(r: &PartitionRetention, config: &RetentionConfig) -> String {
     let Some(oldest) = r.segments.iter().find(|s| s.size > 0) else {
         return "no data".into();
     };
-    let age = r.now - oldest.largest_timestamp;
+    let oldest_age = r.now - oldest.largest_timestamp;
+    let holds = if oldest_age < 0 {
+        format!(
+            "holds data {} (its newest timestamp is past --now)",
+            age(oldest_age)
+        )
+    } else {
+        format!("holds data up to {}", age(oldest_age))
+    };
     if config.compact && !config.delete {
         return format!(
-            "cleanup.policy=compact: no time or size deletion; segment {} holds data up to {} old",
+            "cleanup.policy=compact: no time or size deletion; segment {} {holds}",
             oldest.base_offset,
-            duration(age)
         );
     }
     match oldest.eligible_at {
         Some(at) => format!(
-            "segment {} holds data up to {} old; it stays until its newest record is {} old ({}); {tail}",
+            "segment {} {holds}; it stays until its newest record is {} old ({}); {tail}",
             oldest.base_offset,
-            duration(age),
             duration(config.retention_ms),
             utc(at)
         ),
         None if config.retention_ms < 0 => format!(
-            "retention.ms is unlimited; segment {} holds data up to {} old",
+            "retention.ms is unlimited; segment {} {holds}",
             oldest.base_offset,
-            duration(age)
         ),
         None => format!(
             "segment {} is not wholly below the high watermark (or is the only, empty segment), so retention cannot delete it yet",
@@ -236,7 +241,7 @@ impl LogDirSummary {
             report.partition.clone(),
             report.total_bytes.to_string(),
             report.segments.len().to_string(),
-            report.oldest_data_age_ms.map_or("-".into(), duration),
+            report.oldest_data_age_ms.map_or("-".into(), age_cell),
             maps.to_string(),
         ]);
     }
@@ -270,4 +275,10 @@ impl LogDirSummary {
         }
         Ok(())
     }
+}
+
+/// An age for the summary's "oldest data" column: `3d 2h`, or
+/// `1h 13m in the future` past the clock.
+fn age_cell(ms: i64) -> String {
+    if ms < 0 { age(ms) } else { duration(ms) }
 }

@@ -47,6 +47,16 @@ pub fn duration(ms: i64) -> String {
     format!("{sign}{}", parts.join(" "))
 }
 
+/// An age in words: `5m 3s old`, or `2h in the future` for a timestamp
+/// past the clock it is measured against.
+pub fn age(ms: i64) -> String {
+    if ms < 0 {
+        format!("{} in the future", duration(-ms))
+    } else {
+        format!("{} old", duration(ms))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,5 +69,7 @@ mod tests {
         assert_eq!(duration(300_000), "5m");
         assert_eq!(duration(0), "0ms");
         assert_eq!(duration(-7_200_000), "-2h");
+        assert_eq!(age(3_462), "3s 462ms old");
+        assert_eq!(age(-3_462), "3s 462ms in the future");
     }
 }

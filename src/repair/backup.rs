@@ -7,9 +7,15 @@ use std::path::{Path, PathBuf};
 
 use super::error::{AtStep, RepairError};
 use super::lock::lock_log_dirs;
-use super::write::{TEMP_SUFFIX, crash_point, replace_file};
+use super::ownership::FileOwner;
+use super::write::{TEMP_SUFFIX, crash_point, replace_file_as};
 
 const MANIFEST: &str = "MANIFEST";
+
+/// Marks the manifest column holding a copy's owner, group and mode
+/// (`000001\t@1001:1001:640\t/path`); manifests written before it have
+/// two columns, and their copies carry the mode.
+const OWNER_MARK: char = '@';
 
 /// A backup directory being filled.
 #[derive(Debug)]
@@ -84,15 +90,27 @@ impl Backup {
         let absolute = std::path::absolute(original).at("resolving", original)?;
         self.count += 1;
         let manifest_path = self.dir.join(MANIFEST);
-        if absolute.exists() {
+        if let Some(owner) = FileOwner::of_path(&absolute).at("reading the owner of", &absolute)? {
             let copy = self.dir.join(format!("{:06}", self.count));
             fs::copy(&absolute, &copy).at("copying into the backup", &absolute)?;
             File::open(&copy)
-                .and_then(|f| f.sync_all())
-                .at("fsyncing the backup copy", &copy)?;
+                .and_then(|f| {
+                    owner.apply(&f)?;
+                    f.sync_all()
+                })
+                .at(
+                    "giving the owner and mode of its original to the backup copy",
+                    &copy,
+                )?;
             crash_point("after-backup-copy");
-            writeln!(self.manifest, "{:06}\t{}", self.count, absolute.display())
-                .at("writing the backup manifest", &manifest_path)?;
+            writeln!(
+                self.manifest,
+                "{:06}\t{OWNER_MARK}{}\t{}",
+                self.count,
+                owner.to_manifest(),
+                absolute.display()
+            )
+            .at("writing the backup manifest", &manifest_path)?;
         } else {
             writeln!(self.manifest, "absent\t{}", absolute.display())
                 .at("writing the backup manifest", &manifest_path)?;
@@ -141,9 +159,45 @@ impl LazyBackup {
         backup.save(original)
     }
 
+    /// Where the backup goes (before `-2`, `-3`, … if that name is taken).
+    pub fn planned_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The backup directory, once something was saved into it.
+    pub fn created_dir(&self) -> Option<&Path> {
+        self.backup.as_ref().map(Backup::dir)
+    }
+
     /// The backup, if anything was saved.
     pub fn into_backup(self) -> Option<Backup> {
         self.backup
+    }
+}
+
+/// One line of the manifest: the copy's name (or `absent`), the owner,
+/// group and mode recorded for it, and the original's path.
+struct ManifestEntry<'m> {
+    copy: &'m str,
+    owner: Option<FileOwner>,
+    original: PathBuf,
+}
+
+impl<'m> ManifestEntry<'m> {
+    fn parse(line: &'m str) -> Option<Self> {
+        let (copy, rest) = line.split_once('\t')?;
+        let (owner, original) = match rest
+            .strip_prefix(OWNER_MARK)
+            .and_then(|r| r.split_once('\t'))
+        {
+            Some((owner, path)) => (FileOwner::from_manifest(owner), path),
+            None => (None, rest),
+        };
+        Some(Self {
+            copy,
+            owner,
+            original: PathBuf::from(original),
+        })
     }
 }
 
@@ -157,10 +211,11 @@ pub fn restore(dir: &Path, ignore_lock: bool) -> Result<Vec<PathBuf>, RepairErro
     let manifest =
         fs::read_to_string(&manifest_path).at("reading the backup manifest", &manifest_path)?;
     let mut restored = Vec::new();
-    let mut dirs: Vec<PathBuf> = manifest
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .filter_map(|(_, p)| Path::new(p).parent().map(Path::to_path_buf))
+    let entries: Vec<ManifestEntry<'_>> =
+        manifest.lines().filter_map(ManifestEntry::parse).collect();
+    let mut dirs: Vec<PathBuf> = entries
+        .iter()
+        .filter_map(|e| e.original.parent().map(Path::to_path_buf))
         .collect();
     dirs.sort();
     dirs.dedup();
@@ -180,20 +235,22 @@ pub fn restore(dir: &Path, ignore_lock: bool) -> Result<Vec<PathBuf>, RepairErro
             }
         }
     }
-    for line in manifest.lines().rev() {
-        let Some((copy, original)) = line.split_once('\t') else {
-            continue;
-        };
-        let original = PathBuf::from(original);
-        if copy == "absent" {
+    for entry in entries.iter().rev() {
+        let original = entry.original.clone();
+        if entry.copy == "absent" {
             if original.exists() {
                 fs::remove_file(&original).at("removing", &original)?;
             }
         } else {
-            let copy = dir.join(copy);
-            replace_file(
+            let copy = dir.join(entry.copy);
+            let owner = match entry.owner {
+                Some(owner) => owner,
+                None => FileOwner::of(&fs::metadata(&copy).at("reading the backup copy", &copy)?),
+            };
+            replace_file_as(
                 &original,
                 &fs::read(&copy).at("reading the backup copy", &copy)?,
+                &owner,
             )?;
         }
         restored.push(original);

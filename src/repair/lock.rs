@@ -8,6 +8,7 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use super::error::{AtStep, RepairError};
+use super::ownership::FileOwner;
 use crate::logdir::lock::{LockHolder, record_lock_holder, try_flock};
 
 /// `<log dir>/.lock`, held until dropped. A POSIX record lock is released
@@ -19,10 +20,12 @@ pub struct LogDirLock {
 }
 
 impl LogDirLock {
-    /// Takes `<log_dir>/.lock` (created if missing, as the broker does), or
+    /// Takes `<log_dir>/.lock` (created if missing, as the broker does,
+    /// with the owner and mode of the log dir's other files), or
     /// fails naming who holds it.
     pub fn acquire(log_dir: &Path) -> Result<Self, RepairError> {
         let path = log_dir.join(".lock");
+        let existed = path.exists();
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -30,6 +33,16 @@ impl LogDirLock {
             .truncate(false)
             .open(&path)
             .at("opening the log dir's lock file", &path)?;
+        if !existed {
+            // The broker opens `.lock` for writing as its own user.
+            if let Err(cause) = FileOwner::for_new_file_in(log_dir).and_then(|o| o.apply(&file)) {
+                let _ = std::fs::remove_file(&path);
+                return Err(cause).at(
+                    "giving the new lock file the owner and mode of the log dir's files",
+                    &path,
+                );
+            }
+        }
         // SAFETY: a zeroed C struct is a valid `flock`.
         let mut request: libc::flock = unsafe { std::mem::zeroed() };
         request.l_type = libc::F_WRLCK as libc::c_short;

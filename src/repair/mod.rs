@@ -2,16 +2,19 @@
 //! broker holds the log dir's lock, copies every file it will change into a
 //! backup directory first (with a manifest for undo), and replaces files by
 //! writing a temporary file beside them, fsyncing it, renaming it over the
-//! old one and fsyncing the directory.
+//! old one and fsyncing the directory; every file it writes keeps the
+//! owner, group and mode of the one it replaces.
 
 pub mod backup;
 pub mod error;
 pub mod index_rebuild;
 pub mod lock;
+pub mod ownership;
 pub mod recovery;
 pub mod write;
 
 pub use backup::Backup;
 pub use error::{AtStep, RepairError};
 pub use lock::{LogDirLock, lock_log_dirs};
-pub use write::{replace_file, truncate_file};
+pub use ownership::FileOwner;
+pub use write::{replace_file, replace_file_as, truncate_file};

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::error::{AtStep, RepairError};
+use super::ownership::FileOwner;
 
 /// Environment variable: exit abruptly (code 99) at the N-th crash point a
 /// writing command reaches, for tests that prove every step of every write
@@ -37,8 +38,16 @@ fn sync_dir(dir: &Path) -> Result<(), RepairError> {
         .at("fsyncing directory", dir)
 }
 
-/// Replaces `target` with `bytes`: temp file beside it, fsync, rename, fsync dir.
+/// Replaces `target` with `bytes`: temp file beside it, fsync, rename, fsync
+/// dir. The new file keeps the owner, group and mode of the one it replaces
+/// (a new file takes those of its directory's files).
 pub fn replace_file(target: &Path, bytes: &[u8]) -> Result<(), RepairError> {
+    let owner = FileOwner::for_path(target).at("reading the owner and mode for", target)?;
+    replace_file_as(target, bytes, &owner)
+}
+
+/// [`replace_file`], giving the new file `owner`'s owner, group and mode.
+pub fn replace_file_as(target: &Path, bytes: &[u8], owner: &FileOwner) -> Result<(), RepairError> {
     let dir = target.parent().unwrap_or(Path::new("."));
     let name = target
         .file_name()
@@ -48,6 +57,9 @@ pub fn replace_file(target: &Path, bytes: &[u8]) -> Result<(), RepairError> {
     {
         let mut file = File::create(&tmp).at("creating temporary file", &tmp)?;
         crash_point("after-create-temp");
+        owner
+            .apply(&file)
+            .at("giving the temporary file the owner and mode of", target)?;
         file.write_all(bytes).at("writing temporary file", &tmp)?;
         crash_point("after-write-temp");
         file.sync_all().at("fsyncing temporary file", &tmp)?;

@@ -2,6 +2,7 @@
 //! storage code, each with `kafka-view.json` (Kafka's reading of them).
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -25,11 +26,48 @@ pub struct PartitionCase<'a> {
     pub view: &'a Value,
 }
 
-/// The corpus root: `$KSEG_CORPUS`, else `../shared/corpus` beside the repo.
+/// The packed copy of the corpus carried in the repository.
+pub fn packed_archive() -> PathBuf {
+    super::util::repo().join("tests/corpus/kafka-corpus.tar.zst")
+}
+
+/// The corpus root: `$KSEG_CORPUS`, else `../shared/corpus` beside the repo
+/// when it exists, else the packed copy unpacked (also with
+/// `KSEG_CORPUS=packed`). Says on stderr, once, which one it reads.
 pub fn root() -> PathBuf {
-    std::env::var_os("KSEG_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| super::util::repo().join("../shared/corpus"))
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let shared = super::util::repo().join("../shared/corpus");
+        let (root, which) = match std::env::var_os("KSEG_CORPUS") {
+            Some(v) if v == "packed" => (unpacked(), "the packed copy (KSEG_CORPUS=packed)"),
+            Some(v) => (PathBuf::from(v), "$KSEG_CORPUS"),
+            None if shared.is_dir() => (shared, "../shared/corpus"),
+            None => (unpacked(), "the packed copy (no ../shared/corpus here)"),
+        };
+        eprintln!("corpus: reading {which} at {}", root.display());
+        root
+    })
+    .clone()
+}
+
+/// The packed copy, unpacked once under the target directory (into a
+/// directory named by the archive's checksum, so a refreshed archive gets
+/// its own, and renamed into place so parallel runs never see half of it).
+pub fn unpacked() -> PathBuf {
+    let bytes = std::fs::read(packed_archive()).expect("tests/corpus/kafka-corpus.tar.zst");
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let dir = base.join(format!("kafka-corpus-{:08x}", crc32fast::hash(&bytes)));
+    if !dir.is_dir() {
+        let tmp = base.join(format!("kafka-corpus-unpacking-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let decoder = zstd::stream::read::Decoder::new(bytes.as_slice()).unwrap();
+        tar::Archive::new(decoder).unpack(&tmp).unwrap();
+        if std::fs::rename(&tmp, &dir).is_err() {
+            // Another run got there first.
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+    }
+    dir.join("corpus")
 }
 
 /// Every case; fails when the corpus is missing or empty, so CI cannot pass

@@ -57,13 +57,21 @@ pub(super) fn dump_text_file(
     let bad = |e: kseg::format::FormatError| anyhow::anyhow!("{}: {e}", path.display());
     match kind {
         FileKind::LeaderEpochCheckpoint => {
-            for e in parse_leader_epoch_checkpoint(&text).map_err(bad)? {
-                printer.leader_epoch_entry(&e)?;
+            let entries = parse_leader_epoch_checkpoint(&text).map_err(bad)?;
+            for e in &entries {
+                printer.leader_epoch_entry(e)?;
+            }
+            if entries.is_empty() {
+                printer.note("empty", &empty_checkpoint("leader-epoch checkpoint", &text))?;
             }
         }
         FileKind::OffsetCheckpoint => {
-            for e in parse_offset_checkpoint(&text).map_err(bad)? {
-                printer.offset_checkpoint_entry(&e)?;
+            let entries = parse_offset_checkpoint(&text).map_err(bad)?;
+            for e in &entries {
+                printer.offset_checkpoint_entry(e)?;
+            }
+            if entries.is_empty() {
+                printer.note("empty", &empty_checkpoint("offset checkpoint", &text))?;
             }
         }
         FileKind::PartitionMetadata => {
@@ -79,4 +87,14 @@ pub(super) fn dump_text_file(
         _ => printer.note("cleanShutdown", text.trim())?,
     }
     Ok(ExitCode::Ok)
+}
+
+/// What a checkpoint with no entries is, in words: Kafka reads an empty
+/// file, and a header with a count of 0, as no entries.
+fn empty_checkpoint(kind: &str, text: &str) -> String {
+    if text.trim().is_empty() {
+        format!("an empty file, which Kafka reads as having no entries ({kind})")
+    } else {
+        format!("no entries ({kind})")
+    }
 }

@@ -82,8 +82,14 @@ pub struct Truncation {
     pub first_lost_offset: i64,
     /// Bytes dropped in total (the cut plus every deleted segment).
     pub bytes_dropped: u64,
-    /// Records dropped, counted from batch headers where the bytes frame as batches.
+    /// Records dropped, counted from batch headers: those of every batch
+    /// past the cut, and the count a torn or unframable batch's header
+    /// claims.
     pub records_dropped: u64,
+    /// Whether [`Truncation::records_dropped`] is a lower bound: bytes past
+    /// a torn batch, or past a length field that runs off the file, hold
+    /// records no header counts.
+    pub records_dropped_at_least: bool,
 }
 
 /// Damage the loader will not look at.
@@ -248,7 +254,8 @@ pub fn plan_recovery(checks: &[SegmentCheck], state: &PartitionState) -> Recover
             .filter(|(_, p)| matches!(p.action, SegmentAction::Delete { .. }));
         for (check, _) in deleted {
             t.bytes_dropped += check.log_size;
-            t.records_dropped += check.build.records;
+            t.records_dropped += check.build.records + check.tail_records;
+            t.records_dropped_at_least |= check.tail_records_at_least;
         }
     }
     let log_end_offset = segments
@@ -297,6 +304,7 @@ fn cut(check: &SegmentCheck) -> Truncation {
         } else {
             records_after
         },
+        records_dropped_at_least: check.tail_records_at_least,
     }
 }
 

@@ -3,6 +3,7 @@
 
 use std::ops::ControlFlow;
 
+use crate::format::batch::{HEADER_SIZE_UP_TO_MAGIC, RecordBatchHeader, V2_HEADER_SIZE};
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
 use crate::format::time_index::TimeIndex;
@@ -38,6 +39,10 @@ pub struct SegmentCheck {
     /// Records in the batches from the first one recovery rejects to the
     /// end of what still frames as batches (what a truncation there drops).
     pub tail_records: u64,
+    /// Whether bytes past what frames as batches hold records that cannot
+    /// be counted (a torn batch, a length field past the file's end,
+    /// garbage), so that [`SegmentCheck::tail_records`] is a lower bound.
+    pub tail_records_at_least: bool,
     /// Every framable batch carrying a producer id, for the producer-state
     /// replay; `None` when they did not fit the partition's budget (the
     /// replay reads them again from the `.log`).
@@ -134,7 +139,11 @@ pub fn check_segment(
         auditing = auditing && auditor.push(batch, summary.as_ref().ok());
         ControlFlow::Continue(())
     })?;
+    let mut tail_records_at_least = false;
     if let Some(err) = end {
+        let (claimed, at_least) = claimed_by_unframed_tail(&path, err.offset)?;
+        tail_records += claimed;
+        tail_records_at_least = at_least;
         builder.framing_ended(err);
     }
     let build = builder.finish();
@@ -148,9 +157,48 @@ pub fn check_segment(
         build,
         audit: auditor.finish(),
         tail_records,
+        tail_records_at_least,
         producer_batches: producer_batches.finish(),
         segment: segment.clone(),
     })
+}
+
+/// The records the bytes at `position` of the `.log`, where framing
+/// stopped, claim: a v2 header's record count, or 1 for a legacy entry,
+/// and whether more may follow that cannot be counted (always, unless the
+/// header's bytes are all zeros: space the file system extended, never
+/// written).
+fn claimed_by_unframed_tail(
+    path: &std::path::Path,
+    position: u64,
+) -> Result<(u64, bool), LogDirError> {
+    use std::os::unix::fs::FileExt;
+    let file = std::fs::File::open(path).map_err(|e| LogDirError::io(path, e))?;
+    let mut header = [0u8; V2_HEADER_SIZE];
+    let mut filled = 0;
+    while filled < header.len() {
+        match file.read_at(
+            header.get_mut(filled..).unwrap_or_default(),
+            position + filled as u64,
+        ) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(LogDirError::io(path, e)),
+        }
+    }
+    let header = header.get(..filled).unwrap_or_default();
+    if header.iter().all(|&b| b == 0) {
+        return Ok((0, false));
+    }
+    let claimed = match header.get(HEADER_SIZE_UP_TO_MAGIC - 1) {
+        Some(2) => {
+            RecordBatchHeader::parse(header, position).map_or(0, |h| h.records_count.max(0) as u64)
+        }
+        Some(0 | 1) => 1,
+        _ => 0,
+    };
+    Ok((claimed, true))
 }
 
 /// The offset index's live entries, or why it cannot be used as it is.
