@@ -74,6 +74,18 @@ impl PartitionWriter {
         self.next_offset
     }
 
+    /// Records `epoch` as starting at the next offset, as a broker that
+    /// becomes leader does before it appends anything (ignored unless it is
+    /// above the latest epoch recorded).
+    pub fn start_epoch(&mut self, epoch: i32) {
+        if self.leader_epochs.last().is_none_or(|e| e.epoch < epoch) {
+            self.leader_epochs.push(LeaderEpochEntry {
+                epoch,
+                start_offset: self.next_offset,
+            });
+        }
+    }
+
     fn open_segment(&mut self, base_offset: i64) -> io::Result<()> {
         let log = BufWriter::new(File::create(
             self.dir.join(segment_file_name(base_offset, "log")),
@@ -105,16 +117,7 @@ impl PartitionWriter {
             self.write_snapshot(self.next_offset)?;
             self.open_segment(self.next_offset)?;
         }
-        if self
-            .leader_epochs
-            .last()
-            .is_none_or(|e| e.epoch < spec.partition_leader_epoch)
-        {
-            self.leader_epochs.push(LeaderEpochEntry {
-                epoch: spec.partition_leader_epoch,
-                start_offset: spec.base_offset,
-            });
-        }
+        self.start_epoch(spec.partition_leader_epoch);
         let last_offset = spec.base_offset + spec.records.len().max(1) as i64 - 1;
         let max_ts = crate::format::batch::RecordBatchHeader::parse(&bytes, 0)
             .map_or(-1, |h| h.max_timestamp);
