@@ -5,10 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use kseg::fixture::{FIXTURE_T0, PartitionWriter, WriterConfig, fixture_value};
+use kseg::fixture::{ReplicaEvent, write_replica};
 use kseg::format::batch::compute_v2_crc;
 use kseg::format::checkpoint::{OffsetCheckpointEntry, encode_offset_checkpoint};
-use kseg::format::encode::{BatchSpec, RecordSpec};
 use kseg::inspect::diverge::epoch_source::EpochSource;
 use kseg::inspect::diverge::truncation::TruncationRule;
 use kseg::inspect::diverge::{DivergeReport, analyze, load_replica};
@@ -17,56 +16,23 @@ use super::util::{json_lines, kseg, stderr, stdout};
 
 const TOPIC_ID: &str = "kseg-diverge-AAAAAAAAA";
 
-/// What a broker's log saw, in order.
-#[derive(Clone, Copy)]
-enum Event {
-    /// `batches` batches of `per` records appended in `epoch`.
-    Write { epoch: i32, batches: usize, per: usize },
-    /// Elected leader in `epoch`, nothing written yet.
-    Elected(i32),
-}
-use Event::{Elected, Write};
-
-/// Record values depend on the offset and the epoch that wrote it, so the
-/// same offset written by two leaders differs and a replicated batch is
-/// byte for byte the same on both replicas.
-fn batch(epoch: i32, base: i64, per: usize) -> BatchSpec {
-    BatchSpec {
-        partition_leader_epoch: epoch,
-        records: (0..per as i64)
-            .map(|i| RecordSpec {
-                timestamp: FIXTURE_T0 + base + i,
-                key: None,
-                value: Some(fixture_value((base + i) * 31 + i64::from(epoch), 100)),
-                headers: Vec::new(),
-            })
-            .collect(),
-        ..BatchSpec::default()
+/// `batches` batches of `per` records appended in `epoch`.
+fn write(epoch: i32, batches: usize, per: usize) -> ReplicaEvent {
+    ReplicaEvent::Write {
+        epoch,
+        batches,
+        per,
+        producer: None,
     }
 }
 
-/// Writes `<root>/<broker>/orders-0` from `events`; returns the directory
-/// and each batch's (base offset, position).
-fn replica(root: &Path, broker: &str, events: &[Event]) -> (PathBuf, Vec<(i64, u64)>) {
+/// Writes `<root>/<broker>/orders-0` from `events` with the fixture
+/// writer (a replicated batch is the same bytes on every replica; two
+/// leaders writing one offset write different bytes); returns the
+/// directory and each batch's (base offset, position).
+fn replica(root: &Path, broker: &str, events: &[ReplicaEvent]) -> (PathBuf, Vec<(i64, u64)>) {
     let dir = root.join(broker).join("orders-0");
-    let mut w = PartitionWriter::create(&dir, WriterConfig::default()).unwrap();
-    let mut placed = Vec::new();
-    for e in events {
-        match *e {
-            Write {
-                epoch,
-                batches,
-                per,
-            } => {
-                for _ in 0..batches {
-                    let spec = batch(epoch, w.next_offset(), per);
-                    placed.push(w.append(spec).unwrap());
-                }
-            }
-            Elected(epoch) => w.start_epoch(epoch),
-        }
-    }
-    w.close(TOPIC_ID).unwrap();
+    let placed = write_replica(&dir, events, TOPIC_ID).unwrap();
     (dir, placed)
 }
 
@@ -99,16 +65,16 @@ fn unclean_election(root: &Path) -> (PathBuf, PathBuf, Vec<(i64, u64)>) {
         root,
         "b1",
         &[
-            Write { epoch: 0, batches: 10, per: 4 },
-            Write { epoch: 1, batches: 5, per: 4 },
+            write(0, 10, 4),
+            write(1, 5, 4),
         ],
     );
     let (b, _) = replica(
         root,
         "b2",
         &[
-            Write { epoch: 0, batches: 8, per: 4 },
-            Write { epoch: 2, batches: 3, per: 4 },
+            write(0, 8, 4),
+            write(2, 3, 4),
         ],
     );
     (a, b, placed)
@@ -126,12 +92,12 @@ fn a_lagging_follower_truncates_nothing() {
         tmp.path(),
         "b1",
         &[
-            Write { epoch: 0, batches: 10, per: 4 },
-            Elected(1),
-            Write { epoch: 1, batches: 5, per: 4 },
+            write(0, 10, 4),
+            ReplicaEvent::Elected(1),
+            write(1, 5, 4),
         ],
     );
-    let (b, _) = replica(tmp.path(), "b2", &[Write { epoch: 0, batches: 7, per: 4 }]);
+    let (b, _) = replica(tmp.path(), "b2", &[write(0, 7, 4)]);
     let report = run(&[&a, &b], None);
     assert_eq!(report.leader, 0);
     let f = &report.followers[0];
@@ -194,17 +160,17 @@ fn kip_279_truncates_twice_across_several_epochs() {
         tmp.path(),
         "b1",
         &[
-            Write { epoch: 0, batches: 10, per: 2 },
-            Write { epoch: 2, batches: 10, per: 2 },
+            write(0, 10, 2),
+            write(2, 10, 2),
         ],
     );
     let (l_dir, _) = replica(
         tmp.path(),
         "b2",
         &[
-            Write { epoch: 0, batches: 8, per: 2 },
-            Write { epoch: 1, batches: 7, per: 2 },
-            Write { epoch: 3, batches: 10, per: 2 },
+            write(0, 8, 2),
+            write(1, 7, 2),
+            write(3, 10, 2),
         ],
     );
     let report = run(&[&f_dir, &l_dir], None);
@@ -281,7 +247,7 @@ fn a_new_leaders_epoch_at_its_log_end_is_normal() {
     let (b, _) = replica(
         tmp.path(),
         "b3",
-        &[Write { epoch: 0, batches: 8, per: 4 }, Elected(2)],
+        &[write(0, 8, 4), ReplicaEvent::Elected(2)],
     );
     let report = run(&[&a, &b], None);
     assert_eq!(report.leader, 1);
@@ -303,11 +269,11 @@ fn a_silent_divergence_below_the_truncation_point_is_reported() {
         tmp.path(),
         "b1",
         &[
-            Write { epoch: 0, batches: 10, per: 4 },
-            Write { epoch: 1, batches: 5, per: 4 },
+            write(0, 10, 4),
+            write(1, 5, 4),
         ],
     );
-    let (b, placed) = replica(tmp.path(), "b2", &[Write { epoch: 0, batches: 7, per: 4 }]);
+    let (b, placed) = replica(tmp.path(), "b2", &[write(0, 7, 4)]);
     let log = b.join("00000000000000000000.log");
     let mut bytes = std::fs::read(&log).unwrap();
     let (base, position) = placed[2];
@@ -452,4 +418,24 @@ fn a_damaged_replica_is_taken_as_recovery_leaves_it() {
     assert!(note.contains(&format!("at byte {len}")), "{note}");
     assert_eq!(report.replicas[0].log_end_offset, 60);
     assert_eq!(report.followers[0].truncation.truncation_offset, 32);
+}
+
+#[test]
+fn the_bundled_example_cuts_a_transaction_in_the_middle() {
+    // testdata/diverge: b1 wrote 0..39 in epoch 0 (producer 7's transaction
+    // at 28..31), was re-elected in epoch 1 and wrote the COMMIT at 40 and
+    // 41..60; b2 has 0..31 and, elected uncleanly in epoch 2 at 32, wrote
+    // 32..43. b1 asks for epoch 1: b2 answers (0, 32); b1's epoch 0 ends at
+    // 40: min(32, 40, 61) = 32. The transaction begun at 28 is kept open,
+    // its marker at 40 lost. High watermark 36: 32..35 were committed.
+    let root = super::util::repo().join("testdata/diverge");
+    let report = run(&[&root.join("b1/orders-0"), &root.join("b2/orders-0")], None);
+    let f = &report.followers[0];
+    assert_eq!(f.truncation.truncation_offset, 32);
+    assert_eq!(f.lost.all.records, 29);
+    assert_eq!(f.lost.producer_ids, vec![7]);
+    let cut = &f.lost.transactions_cut;
+    assert_eq!(cut.len(), 1);
+    assert_eq!((cut[0].producer_id, cut[0].first_offset, cut[0].lost_marker_offset), (7, 28, Some(40)));
+    assert_eq!(f.lost.committed.unwrap().records, 4);
 }
