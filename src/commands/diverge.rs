@@ -46,7 +46,10 @@ fn export(report: &DivergeReport, out: &Path) -> anyhow::Result<()> {
         }
     }
     if out.exists() {
-        anyhow::bail!("--export {} exists already; give a new directory", out.display());
+        anyhow::bail!(
+            "--export {} exists already; give a new directory",
+            out.display()
+        );
     }
     for f in &report.followers {
         let r: &Replica = &report.replicas[f.replica];

@@ -89,10 +89,7 @@ fn step_line(n: usize, s: &TruncationStep) -> String {
         _ => String::new(),
     };
     let effect = if s.log_end_after < s.log_end_before {
-        format!(
-            " -> log end {} -> {}",
-            s.log_end_before, s.log_end_after
-        )
+        format!(" -> log end {} -> {}", s.log_end_before, s.log_end_after)
     } else {
         " -> nothing cut".to_string()
     };
@@ -131,9 +128,7 @@ fn prefix_line(prefix: &PrefixCheck, truncation: i64) -> String {
             d.follower.last_offset,
             d.what,
             place_text(&d.follower),
-            d.leader
-                .as_ref()
-                .map_or("none".to_string(), place_text)
+            d.leader.as_ref().map_or("none".to_string(), place_text)
         ),
     }
 }
@@ -180,10 +175,10 @@ fn lost_lines(lost: &LostRecords) -> Vec<String> {
             "  transaction of producer {} begun at offset {} is cut in the middle: {}",
             t.producer_id,
             t.first_offset,
-            t.lost_marker_offset.map_or(
-                "its marker was never written".to_string(),
-                |o| format!("its marker at offset {o} is lost")
-            )
+            t.lost_marker_offset
+                .map_or("its marker was never written".to_string(), |o| format!(
+                    "its marker at offset {o} is lost"
+                ))
         ));
     }
     lines
@@ -196,8 +191,10 @@ fn replica_line(r: &Replica, role: &str) -> Vec<String> {
         r.log_start_offset,
         r.log_end_offset - 1,
         r.log_end_offset,
-        r.high_watermark
-            .map_or("unknown (no replication-offset-checkpoint entry)".to_string(), |h| h.to_string()),
+        r.high_watermark.map_or(
+            "unknown (no replication-offset-checkpoint entry)".to_string(),
+            |h| h.to_string()
+        ),
         epochs_text(r.epochs.entries()),
         r.epoch_source.describe()
     )];
@@ -236,7 +233,11 @@ pub fn text_lines(report: &DivergeReport) -> Vec<String> {
     for (i, r) in report.replicas.iter().enumerate() {
         lines.extend(replica_line(
             r,
-            if i == report.leader { "leader" } else { "replica" },
+            if i == report.leader {
+                "leader"
+            } else {
+                "replica"
+            },
         ));
     }
     for f in &report.followers {
@@ -282,7 +283,11 @@ pub fn follower_json(report: &DivergeReport, f: &FollowerReport) -> Value {
 }
 
 /// Writes the report as text lines or NDJSON.
-pub fn write_report(out: &mut impl Write, report: &DivergeReport, format: OutputFormat) -> io::Result<()> {
+pub fn write_report(
+    out: &mut impl Write,
+    report: &DivergeReport,
+    format: OutputFormat,
+) -> io::Result<()> {
     match format {
         OutputFormat::Text => text_lines(report)
             .iter()

@@ -80,7 +80,10 @@ pub fn export_batches(
     let mut bytes = Vec::new();
     let mut open_source: Option<(i64, File)> = None;
     for b in batches {
-        if open_source.as_ref().is_none_or(|(base, _)| *base != b.segment) {
+        if open_source
+            .as_ref()
+            .is_none_or(|(base, _)| *base != b.segment)
+        {
             let path = source.join(segment_file_name(b.segment, "log"));
             open_source = Some((b.segment, File::open(&path).at("opening", &path)?));
         }

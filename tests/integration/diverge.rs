@@ -61,22 +61,8 @@ fn run(dirs: &[&Path], leader: Option<usize>) -> DivergeReport {
 /// uncleanly in epoch 2 at its log end 32 and writes 32..43.
 /// A: epochs [0@0, 1@40], LEO 60. B: [0@0, 2@32], LEO 44.
 fn unclean_election(root: &Path) -> (PathBuf, PathBuf, Vec<(i64, u64)>) {
-    let (a, placed) = replica(
-        root,
-        "b1",
-        &[
-            write(0, 10, 4),
-            write(1, 5, 4),
-        ],
-    );
-    let (b, _) = replica(
-        root,
-        "b2",
-        &[
-            write(0, 8, 4),
-            write(2, 3, 4),
-        ],
-    );
+    let (a, placed) = replica(root, "b1", &[write(0, 10, 4), write(1, 5, 4)]);
+    let (b, _) = replica(root, "b2", &[write(0, 8, 4), write(2, 3, 4)]);
     (a, b, placed)
 }
 
@@ -91,11 +77,7 @@ fn a_lagging_follower_truncates_nothing() {
     let (a, _) = replica(
         tmp.path(),
         "b1",
-        &[
-            write(0, 10, 4),
-            ReplicaEvent::Elected(1),
-            write(1, 5, 4),
-        ],
+        &[write(0, 10, 4), ReplicaEvent::Elected(1), write(1, 5, 4)],
     );
     let (b, _) = replica(tmp.path(), "b2", &[write(0, 7, 4)]);
     let report = run(&[&a, &b], None);
@@ -138,7 +120,10 @@ fn an_unclean_election_loses_the_epoch_the_new_leader_never_saw() {
     );
     assert_eq!((f.lost.all.batches, f.lost.all.records), (7, 28));
     assert_eq!(f.lost.epochs, vec![0, 1]);
-    assert!(f.lost.committed.is_none(), "no replication-offset-checkpoint");
+    assert!(
+        f.lost.committed.is_none(),
+        "no replication-offset-checkpoint"
+    );
     assert!(f.prefix.first_divergence.is_none());
     assert_eq!(f.prefix.batches_compared, 8);
 }
@@ -156,22 +141,11 @@ fn kip_279_truncates_twice_across_several_epochs() {
     //   its latest now, end = LEO 20 -> min(16, 20, 20) = 16.
     // F loses 16..39: 12 batches of 2, 24 records, epochs 0 and 2.
     let tmp = tempfile::tempdir().unwrap();
-    let (f_dir, _) = replica(
-        tmp.path(),
-        "b1",
-        &[
-            write(0, 10, 2),
-            write(2, 10, 2),
-        ],
-    );
+    let (f_dir, _) = replica(tmp.path(), "b1", &[write(0, 10, 2), write(2, 10, 2)]);
     let (l_dir, _) = replica(
         tmp.path(),
         "b2",
-        &[
-            write(0, 8, 2),
-            write(1, 7, 2),
-            write(3, 10, 2),
-        ],
+        &[write(0, 8, 2), write(1, 7, 2), write(3, 10, 2)],
     );
     let report = run(&[&f_dir, &l_dir], None);
     assert_eq!(report.leader, 1);
@@ -235,7 +209,10 @@ fn a_checkpoint_that_disagrees_with_the_batches_is_rebuilt_and_said_so() {
     let EpochSource::Rebuilt { why } = &report.replicas[0].epoch_source else {
         panic!("{:?}", report.replicas[0].epoch_source);
     };
-    assert!(why.contains("[0@0]") && why.contains("[0@0, 1@40]"), "{why}");
+    assert!(
+        why.contains("[0@0]") && why.contains("[0@0, 1@40]"),
+        "{why}"
+    );
 }
 
 #[test]
@@ -265,14 +242,7 @@ fn a_silent_divergence_below_the_truncation_point_is_reported() {
     // byte of its batch 8..11 changed and the CRC recomputed: its CRC now
     // differs from the leader's batch 8..11 at the same position.
     let tmp = tempfile::tempdir().unwrap();
-    let (a, _) = replica(
-        tmp.path(),
-        "b1",
-        &[
-            write(0, 10, 4),
-            write(1, 5, 4),
-        ],
-    );
+    let (a, _) = replica(tmp.path(), "b1", &[write(0, 10, 4), write(1, 5, 4)]);
     let (b, placed) = replica(tmp.path(), "b2", &[write(0, 7, 4)]);
     let log = b.join("00000000000000000000.log");
     let mut bytes = std::fs::read(&log).unwrap();
@@ -293,7 +263,12 @@ fn a_silent_divergence_below_the_truncation_point_is_reported() {
     assert_eq!(d.leader.unwrap().position, position);
     assert_eq!(d.follower.crc, crc);
     assert!(d.what.starts_with("crc "), "{}", d.what);
-    let out = kseg(["diverge", "--json", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let out = kseg([
+        "diverge",
+        "--json",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1));
     let lines = json_lines(&out);
     assert_eq!(lines[0]["firstDivergentBatch"]["baseOffset"], 8);
@@ -316,8 +291,16 @@ fn the_high_watermark_splits_the_lost_records() {
         (committed.first_offset, committed.last_offset),
         (Some(32), Some(35))
     );
-    assert_eq!((lost.uncommitted.records, lost.uncommitted.first_offset), (24, Some(36)));
-    let out = kseg(["diverge", "--json", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert_eq!(
+        (lost.uncommitted.records, lost.uncommitted.first_offset),
+        (24, Some(36))
+    );
+    let out = kseg([
+        "diverge",
+        "--json",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let lines = json_lines(&out);
     assert_eq!(lines.len(), 1);
@@ -361,7 +344,10 @@ fn exported_lost_batches_equal_the_originals_byte_for_byte() {
     let dump = kseg([
         "dump",
         "--json",
-        exported_dir.join("00000000000000000032.log").to_str().unwrap(),
+        exported_dir
+            .join("00000000000000000032.log")
+            .to_str()
+            .unwrap(),
     ]);
     assert_eq!(dump.status.code(), Some(0), "{}", stderr(&dump));
     let bases: Vec<i64> = json_lines(&dump)
@@ -373,7 +359,10 @@ fn exported_lost_batches_equal_the_originals_byte_for_byte() {
     assert_eq!(verify.status.code(), Some(0), "{}", stdout(&verify));
     // The inputs are untouched.
     for (d, bytes) in [&a, &b].iter().zip(&before) {
-        assert_eq!(&std::fs::read(d.join("00000000000000000000.log")).unwrap(), bytes);
+        assert_eq!(
+            &std::fs::read(d.join("00000000000000000000.log")).unwrap(),
+            bytes
+        );
     }
     let again = kseg([
         "diverge",
@@ -383,7 +372,11 @@ fn exported_lost_batches_equal_the_originals_byte_for_byte() {
         a.join("inside").to_str().unwrap(),
     ]);
     assert_eq!(again.status.code(), Some(2));
-    assert!(stderr(&again).contains("never writes to its inputs"), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains("never writes to its inputs"),
+        "{}",
+        stderr(&again)
+    );
 }
 
 #[test]
@@ -394,9 +387,17 @@ fn replicas_of_different_partitions_are_refused() {
     std::fs::rename(&b, &other).unwrap();
     let out = kseg(["diverge", a.to_str().unwrap(), other.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("orders-0") && stderr(&out).contains("orders-1"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("orders-0") && stderr(&out).contains("orders-1"),
+        "{}",
+        stderr(&out)
+    );
     std::fs::rename(&other, &b).unwrap();
-    std::fs::write(b.join("partition.metadata"), "version: 0\ntopic_id: kseg-other-AAAAAAAAAAA").unwrap();
+    std::fs::write(
+        b.join("partition.metadata"),
+        "version: 0\ntopic_id: kseg-other-AAAAAAAAAAA",
+    )
+    .unwrap();
     let out = kseg(["diverge", a.to_str().unwrap(), b.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("topic id"), "{}", stderr(&out));
@@ -429,13 +430,23 @@ fn the_bundled_example_cuts_a_transaction_in_the_middle() {
     // 40: min(32, 40, 61) = 32. The transaction begun at 28 is kept open,
     // its marker at 40 lost. High watermark 36: 32..35 were committed.
     let root = super::util::repo().join("testdata/diverge");
-    let report = run(&[&root.join("b1/orders-0"), &root.join("b2/orders-0")], None);
+    let report = run(
+        &[&root.join("b1/orders-0"), &root.join("b2/orders-0")],
+        None,
+    );
     let f = &report.followers[0];
     assert_eq!(f.truncation.truncation_offset, 32);
     assert_eq!(f.lost.all.records, 29);
     assert_eq!(f.lost.producer_ids, vec![7]);
     let cut = &f.lost.transactions_cut;
     assert_eq!(cut.len(), 1);
-    assert_eq!((cut[0].producer_id, cut[0].first_offset, cut[0].lost_marker_offset), (7, 28, Some(40)));
+    assert_eq!(
+        (
+            cut[0].producer_id,
+            cut[0].first_offset,
+            cut[0].lost_marker_offset
+        ),
+        (7, 28, Some(40))
+    );
     assert_eq!(f.lost.committed.unwrap().records, 4);
 }

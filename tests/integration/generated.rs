@@ -28,7 +28,12 @@ fn check(what: &str, checked_in: &str) {
     assert!(out.status.success());
     match what {
         "testdata" => {
-            for dir in ["orders-0", "diverge/b1", "diverge/b1/orders-0", "diverge/b2/orders-0"] {
+            for dir in [
+                "orders-0",
+                "diverge/b1",
+                "diverge/b1/orders-0",
+                "diverge/b2/orders-0",
+            ] {
                 compare(&tmp.path().join(dir), &repo().join(checked_in).join(dir));
             }
         }

@@ -53,8 +53,10 @@ pub fn check_same_partition(replicas: &[Replica]) -> Result<(), DivergeError> {
         return Err(DivergeError::TooFew);
     }
     for r in rest {
-        if let (Some(a), Some(b)) = (&first.partition.topic_partition, &r.partition.topic_partition)
-            && a != b
+        if let (Some(a), Some(b)) = (
+            &first.partition.topic_partition,
+            &r.partition.topic_partition,
+        ) && a != b
         {
             return Err(DivergeError::NotSamePartition(format!(
                 "{} is partition {}-{} but {} is {}-{}: not replicas of one partition",
@@ -100,7 +102,10 @@ pub fn choose_leader(replicas: &[Replica]) -> (usize, String) {
 }
 
 /// Analyses every follower against `leader` (`None`: [`choose_leader`]).
-pub fn analyze(replicas: Vec<Replica>, leader: Option<usize>) -> Result<DivergeReport, DivergeError> {
+pub fn analyze(
+    replicas: Vec<Replica>,
+    leader: Option<usize>,
+) -> Result<DivergeReport, DivergeError> {
     check_same_partition(&replicas)?;
     let (leader, leader_reason) = match leader {
         Some(i) if i < replicas.len() => (i, "given with --leader".to_string()),

@@ -104,7 +104,11 @@ pub fn load_epochs(
         .filter(|e| e.start_offset == log_end)
         .collect();
     let agrees = stored == rebuilt;
-    let mut cache = if agrees { stored.clone() } else { rebuilt.clone() };
+    let mut cache = if agrees {
+        stored.clone()
+    } else {
+        rebuilt.clone()
+    };
     for e in pending {
         if cache.latest_epoch().is_none_or(|l| e.epoch > l) {
             cache.assign(e);

@@ -112,10 +112,12 @@ pub fn lost_records(
             producers.insert(b.producer_id);
         }
         if b.first_timestamp >= 0 {
-            first_timestamp = Some(first_timestamp.map_or(b.first_timestamp, |t| t.min(b.first_timestamp)));
+            first_timestamp =
+                Some(first_timestamp.map_or(b.first_timestamp, |t| t.min(b.first_timestamp)));
         }
         if b.max_timestamp >= 0 {
-            last_timestamp = Some(last_timestamp.map_or(b.max_timestamp, |t| t.max(b.max_timestamp)));
+            last_timestamp =
+                Some(last_timestamp.map_or(b.max_timestamp, |t| t.max(b.max_timestamp)));
         }
     }
     let transactions_cut = open_transactions(kept)

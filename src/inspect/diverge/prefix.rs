@@ -88,14 +88,16 @@ pub fn check_prefix(
     leader_log_start: i64,
     truncation_offset: i64,
 ) -> PrefixCheck {
-    let by_base: BTreeMap<i64, &ReplicaBatch> =
-        leader.iter().map(|b| (b.base_offset, b)).collect();
+    let by_base: BTreeMap<i64, &ReplicaBatch> = leader.iter().map(|b| (b.base_offset, b)).collect();
     let mut check = PrefixCheck {
         batches_compared: 0,
         below_leader_start: 0,
         first_divergence: None,
     };
-    for f in follower.iter().take_while(|b| b.last_offset < truncation_offset) {
+    for f in follower
+        .iter()
+        .take_while(|b| b.last_offset < truncation_offset)
+    {
         if f.base_offset < leader_log_start {
             check.below_leader_start += 1;
             continue;

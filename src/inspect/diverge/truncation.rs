@@ -167,11 +167,8 @@ pub fn truncate_follower(leader: LeaderView<'_>, follower: FollowerView<'_>) -> 
             }
         };
         let after = log_end_after(follower.batches, log_end, target);
-        let epochs_removed = epochs.truncate_from_end(if target >= log_end {
-            log_end
-        } else {
-            target
-        });
+        let epochs_removed =
+            epochs.truncate_from_end(if target >= log_end { log_end } else { target });
         steps.push(TruncationStep {
             requested_epoch: requested,
             leader_answer,
