@@ -230,7 +230,8 @@ or rebuilt from the batches' partition leader epochs where it is missing or disa
 )]
 pub struct DivergeArgs {
     /// The replicas: the same partition directory from different brokers
-    #[arg(required = true, num_args = 2..)]
+    /// (at least two, counting --leader)
+    #[arg(required = true)]
     pub dirs: Vec<PathBuf>,
     /// The leader [default: the highest latest leader epoch, then the largest log end offset]
     #[arg(long, value_name = "DIR")]

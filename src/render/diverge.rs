@@ -136,8 +136,11 @@ fn prefix_line(prefix: &PrefixCheck, truncation: i64) -> String {
 fn span_text(s: &LostSpan) -> String {
     match (s.first_offset, s.last_offset) {
         (Some(a), Some(b)) => format!(
-            "{} records in {} batches, {} bytes, offsets {a}..{b}",
-            s.records, s.batches, s.bytes
+            "{} records in {} batch{}, {} bytes, offsets {a}..{b}",
+            s.records,
+            s.batches,
+            if s.batches == 1 { "" } else { "es" },
+            s.bytes
         ),
         _ => "nothing".to_string(),
     }
@@ -185,16 +188,23 @@ fn lost_lines(lost: &LostRecords) -> Vec<String> {
 }
 
 fn replica_line(r: &Replica, role: &str) -> Vec<String> {
+    let range = if r.log_end_offset > r.log_start_offset {
+        format!(
+            "offsets {}..{} (log end offset {})",
+            r.log_start_offset,
+            r.log_end_offset - 1,
+            r.log_end_offset
+        )
+    } else {
+        format!("empty (log end offset {})", r.log_end_offset)
+    };
+    let hw = r.high_watermark.map_or(
+        "unknown (no replication-offset-checkpoint entry)".to_string(),
+        |h| h.to_string(),
+    );
     let mut lines = vec![format!(
-        "{role} {}: offsets {}..{} (log end offset {}), high watermark {}, epochs {} {}",
+        "{role} {}: {range}, high watermark {hw}, epochs {} {}",
         r.dir.display(),
-        r.log_start_offset,
-        r.log_end_offset - 1,
-        r.log_end_offset,
-        r.high_watermark.map_or(
-            "unknown (no replication-offset-checkpoint entry)".to_string(),
-            |h| h.to_string()
-        ),
         epochs_text(r.epochs.entries()),
         r.epoch_source.describe()
     )];

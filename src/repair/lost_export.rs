@@ -39,7 +39,8 @@ impl Output {
     }
 
     fn fits(&self, b: &ReplicaBatch) -> bool {
-        self.size + b.size <= SEGMENT_BYTES && b.last_offset - self.base <= i64::from(i32::MAX)
+        self.size + b.size <= SEGMENT_BYTES
+            && b.last_offset.saturating_sub(self.base) <= i64::from(i32::MAX)
     }
 
     fn close(self, dir: &Path) -> Result<(), RepairError> {

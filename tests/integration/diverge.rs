@@ -313,7 +313,7 @@ fn the_high_watermark_splits_the_lost_records() {
     assert_eq!(line["steps"].as_array().unwrap().len(), 1);
     let text = stdout(&kseg(["diverge", a.to_str().unwrap(), b.to_str().unwrap()]));
     assert!(
-        text.contains("committed (below its high watermark 36, acknowledged to acks=all producers): 4 records in 1 batches"),
+        text.contains("committed (below its high watermark 36, acknowledged to acks=all producers): 4 records in 1 batch"),
         "{text}"
     );
 }
@@ -449,4 +449,36 @@ fn the_bundled_example_cuts_a_transaction_in_the_middle() {
         (7, 28, Some(40))
     );
     assert_eq!(f.lost.committed.unwrap().records, 4);
+}
+
+#[test]
+fn a_leader_that_knows_no_epoch_as_high_answers_undefined() {
+    // --leader b1 (the old leader, [0@0, 1@40]) although b2 has epoch 2:
+    // b2 asks for 2; b1's latest is 1 and no epoch above 2 is known:
+    // UNDEFINED_EPOCH_OFFSET, so b2 truncates to its initial fetch offset,
+    // its high watermark 20, and loses 20..43 (6 batches, 24 records).
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, _) = unclean_election(tmp.path());
+    high_watermark(&b, 20);
+    let out = kseg([
+        "diverge",
+        "--json",
+        "--leader",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 1, "the leader given is added to the replicas");
+    let line = &lines[0];
+    assert_eq!(line["replica"], b.to_str().unwrap());
+    assert_eq!(line["leaderReason"], "given with --leader");
+    let step = &line["steps"][0];
+    assert_eq!(step["requestedEpoch"], 2);
+    assert_eq!(step["leaderAnswer"]["endOffset"], -1);
+    assert_eq!(step["leaderAnswer"]["case"], "noHigherEpoch");
+    assert_eq!(step["rule"], "undefinedOffsetHighWatermark");
+    assert_eq!(line["truncationOffset"], 20);
+    assert_eq!(line["lostRecords"], 24);
+    assert_eq!(line["lostCommittedRecords"], 0);
 }

@@ -193,9 +193,9 @@ pub fn load_replica(dir: &Path) -> Result<Replica, LogDirError> {
         .checkpointed_offset("log-start-offset-checkpoint")?
         .unwrap_or(0)
         .max(first_base);
-    let log_end_offset = batches
-        .last()
-        .map_or(report.plan.log_end_offset, |b| b.last_offset + 1);
+    let log_end_offset = batches.last().map_or(report.plan.log_end_offset, |b| {
+        b.last_offset.saturating_add(1)
+    });
     let (epochs, epoch_source) = load_epochs(
         read_checkpoint(&partition),
         &batches,

@@ -100,7 +100,7 @@ fn log_end_after(batches: &[ReplicaBatch], log_end: i64, target: i64) -> i64 {
         .iter()
         .take_while(|b| b.last_offset < target)
         .last()
-        .map_or(target, |b| b.last_offset + 1)
+        .map_or(target, |b| b.last_offset.saturating_add(1))
 }
 
 /// The follower's decision on the leader's answer.
