@@ -205,8 +205,8 @@ fn replica_line(r: &Replica, role: &str) -> Vec<String> {
     let mut lines = vec![format!(
         "{role} {}: {range}, high watermark {hw}, epochs {} {}",
         r.dir.display(),
-        epochs_text(r.epochs.entries()),
-        r.epoch_source.describe()
+        epochs_text(r.epochs.cache.entries()),
+        r.epochs.describe()
     )];
     lines.extend(r.recovery_note.iter().map(|n| format!("  {n}")));
     lines
@@ -275,8 +275,9 @@ pub fn follower_json(report: &DivergeReport, f: &FollowerReport) -> Value {
         "logStartOffset": r.log_start_offset,
         "logEndOffset": r.log_end_offset,
         "highWatermark": r.high_watermark,
-        "epochs": r.epochs,
-        "epochSource": r.epoch_source,
+        "epochs": r.epochs.cache,
+        "epochSource": r.epochs.source,
+        "epochsInBatchesDisagree": r.epochs.batches_disagree,
         "recoveryNote": r.recovery_note,
         "truncationOffset": f.truncation.truncation_offset,
         "steps": f.truncation.steps.iter().enumerate().map(|(i, s)| step_json(i + 1, s)).collect::<Vec<_>>(),

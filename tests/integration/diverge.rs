@@ -169,50 +169,87 @@ fn kip_279_truncates_twice_across_several_epochs() {
     assert!(f.prefix.first_divergence.is_none());
 }
 
+/// The entries of a replica's cache as (epoch, start offset).
+fn starts(report: &DivergeReport, replica: usize) -> Vec<(i32, i64)> {
+    report.replicas[replica]
+        .epochs
+        .cache
+        .entries()
+        .iter()
+        .map(|e| (e.epoch, e.start_offset))
+        .collect()
+}
+
 #[test]
 fn a_missing_leader_epoch_checkpoint_is_rebuilt_from_the_batches() {
     // As in the unclean election, with A's leader-epoch-checkpoint gone and
-    // A's high watermark at 8. Rebuilt from the batches A's cache is
-    // [0@0, 1@40] again, so A still truncates to 32 (an empty cache would
-    // send it to its high watermark, 8, instead).
+    // A's high watermark at 8. No clean-shutdown marker and no recovery
+    // point: loading replays every batch (LogSegment.recover assigns each
+    // epoch above the latest), so A's cache is [0@0, 1@40] again and A
+    // still truncates to 32 (an empty cache would send it to its high
+    // watermark, 8, instead).
     let tmp = tempfile::tempdir().unwrap();
     let (a, b, _) = unclean_election(tmp.path());
     std::fs::remove_file(a.join("leader-epoch-checkpoint")).unwrap();
     high_watermark(&a, 8);
     let report = run(&[&a, &b], None);
-    let replica = &report.replicas[0];
+    let epochs = &report.replicas[0].epochs;
     assert!(
-        matches!(&replica.epoch_source, EpochSource::Rebuilt { why } if why.contains("no leader-epoch-checkpoint")),
+        matches!(&epochs.source, EpochSource::Loaded { why } if why.contains("no leader-epoch-checkpoint") && why.contains("replays every batch")),
         "{:?}",
-        replica.epoch_source
+        epochs.source
     );
-    let starts: Vec<(i32, i64)> = replica
-        .epochs
-        .entries()
-        .iter()
-        .map(|e| (e.epoch, e.start_offset))
-        .collect();
-    assert_eq!(starts, vec![(0, 0), (1, 40)]);
+    assert!(epochs.batches_disagree.is_none());
+    assert_eq!(starts(&report, 0), vec![(0, 0), (1, 40)]);
     assert_eq!(report.followers[0].truncation.truncation_offset, 32);
     assert!(matches!(
-        report.replicas[1].epoch_source,
+        report.replicas[1].epochs.source,
         EpochSource::Checkpoint
     ));
 }
 
 #[test]
-fn a_checkpoint_that_disagrees_with_the_batches_is_rebuilt_and_said_so() {
+fn after_a_clean_shutdown_a_missing_checkpoint_leaves_kafka_no_epochs() {
+    // The same, but A's log dir holds .kafka_cleanshutdown: LogLoader
+    // recovers nothing, so no batch is replayed and A's cache stays empty.
+    // With no latest epoch the fetcher truncates A to its high watermark,
+    // 8, not to 32: A loses 8..59 (13 batches, 52 records). The batches'
+    // epochs [0@0, 1@40] are reported as disagreeing.
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, _) = unclean_election(tmp.path());
+    std::fs::remove_file(a.join("leader-epoch-checkpoint")).unwrap();
+    std::fs::write(a.parent().unwrap().join(".kafka_cleanshutdown"), "").unwrap();
+    high_watermark(&a, 8);
+    let report = run(&[&a, &b], None);
+    let epochs = &report.replicas[0].epochs;
+    assert!(epochs.cache.entries().is_empty());
+    assert_eq!(epochs.batches_disagree.as_ref().unwrap().entries().len(), 2);
+    assert!(
+        epochs.describe().contains("DISAGREES"),
+        "{}",
+        epochs.describe()
+    );
+    let f = &report.followers[0];
+    assert_eq!(
+        f.truncation.steps[0].rule,
+        TruncationRule::NoEpochHighWatermark
+    );
+    assert_eq!(f.truncation.truncation_offset, 8);
+    assert_eq!((f.lost.all.batches, f.lost.all.records), (13, 52));
+}
+
+#[test]
+fn a_checkpoint_loading_extends_is_said_so() {
+    // A's checkpoint says only [0@0]; replaying every batch assigns 1@40.
     let tmp = tempfile::tempdir().unwrap();
     let (a, b, _) = unclean_election(tmp.path());
     std::fs::write(a.join("leader-epoch-checkpoint"), "0\n1\n0 0\n").unwrap();
     let report = run(&[&a, &b], None);
-    let EpochSource::Rebuilt { why } = &report.replicas[0].epoch_source else {
-        panic!("{:?}", report.replicas[0].epoch_source);
+    let EpochSource::Loaded { why } = &report.replicas[0].epochs.source else {
+        panic!("{:?}", report.replicas[0].epochs.source);
     };
-    assert!(
-        why.contains("[0@0]") && why.contains("[0@0, 1@40]"),
-        "{why}"
-    );
+    assert!(why.contains("[0@0], extended"), "{why}");
+    assert_eq!(starts(&report, 0), vec![(0, 0), (1, 40)]);
 }
 
 #[test]
@@ -229,10 +266,11 @@ fn a_new_leaders_epoch_at_its_log_end_is_normal() {
     let report = run(&[&a, &b], None);
     assert_eq!(report.leader, 1);
     assert!(matches!(
-        report.replicas[1].epoch_source,
+        report.replicas[1].epochs.source,
         EpochSource::Checkpoint
     ));
-    assert_eq!(report.replicas[1].epochs.latest_epoch(), Some(2));
+    assert!(report.replicas[1].epochs.batches_disagree.is_none());
+    assert_eq!(starts(&report, 1), vec![(0, 0), (2, 32)]);
     assert_eq!(report.followers[0].truncation.truncation_offset, 32);
 }
 

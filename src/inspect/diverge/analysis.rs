@@ -84,7 +84,12 @@ pub fn check_same_partition(replicas: &[Replica]) -> Result<(), DivergeError> {
 /// The replica Kafka would most plausibly have elected: the highest latest
 /// leader epoch, then the largest log end offset, then the first given.
 pub fn choose_leader(replicas: &[Replica]) -> (usize, String) {
-    let key = |r: &Replica| (r.epochs.latest_epoch().unwrap_or(-1), r.log_end_offset);
+    let key = |r: &Replica| {
+        (
+            r.epochs.cache.latest_epoch().unwrap_or(-1),
+            r.log_end_offset,
+        )
+    };
     let best = replicas
         .iter()
         .enumerate()
@@ -113,7 +118,7 @@ pub fn analyze(
     };
     let l = &replicas[leader];
     let view = LeaderView {
-        epochs: &l.epochs,
+        epochs: &l.epochs.cache,
         log_end_offset: l.log_end_offset,
     };
     let followers = replicas
@@ -124,7 +129,7 @@ pub fn analyze(
             let truncation = truncate_follower(
                 view,
                 FollowerView {
-                    epochs: &f.epochs,
+                    epochs: &f.epochs.cache,
                     batches: &f.batches,
                     log_end_offset: f.log_end_offset,
                     fetch_offset: f.high_watermark.unwrap_or(f.log_start_offset),

@@ -1,46 +1,77 @@
-//! Where a replica's leader-epoch cache comes from: `leader-epoch-checkpoint`
-//! when it agrees with the partition leader epochs in the batches, else the
-//! cache rebuilt from those epochs as the loader's recovery assigns them
-//! (`LogSegment.recover`: a batch's epoch when it is above the latest),
-//! trimmed to the log as `LogLoader` trims it.
+//! A replica's leader-epoch cache as its broker loads it: the entries of
+//! `leader-epoch-checkpoint`, then, for every batch of the segments
+//! recovery replays (`LogSegment.recover`), its partition leader epoch when
+//! it is above the latest; then trimmed to the log (`LogLoader`:
+//! `truncateFromEnd` at the log end offset, `truncateFromStart` at the log
+//! start offset). A missing file is thus rebuilt from the batches only as
+//! far as recovery replays them, and not at all after a clean shutdown.
+//! The result is checked against the epochs all the batches carry.
 
 use serde::Serialize;
 
+use super::batch::ReplicaBatch;
 use super::epoch_cache::EpochCache;
-use super::replica::ReplicaBatch;
 use crate::format::checkpoint::LeaderEpochEntry;
 
 /// How a replica's epoch cache was obtained.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase", tag = "source")]
 pub enum EpochSource {
-    /// `leader-epoch-checkpoint` agrees with the batches.
+    /// `leader-epoch-checkpoint`, which loading leaves as it is.
     Checkpoint,
-    /// Rebuilt from the batches.
-    Rebuilt {
-        /// Why, in words.
+    /// Loading rebuilt or changed it.
+    Loaded {
+        /// How, in words.
         why: String,
     },
 }
 
-impl EpochSource {
-    /// The source in words.
+/// The cache a replica's broker holds, and how it compares with the batches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LoadedEpochs {
+    /// The cache used.
+    pub cache: EpochCache,
+    /// Where it came from.
+    pub source: EpochSource,
+    /// The epochs the batches carry, when the cache disagrees with them.
+    pub batches_disagree: Option<EpochCache>,
+}
+
+impl LoadedEpochs {
+    /// The source and the check in words.
     pub fn describe(&self) -> String {
-        match self {
-            Self::Checkpoint => {
-                "from leader-epoch-checkpoint (it agrees with the batches' partition leader epochs)"
-                    .to_string()
-            }
-            Self::Rebuilt { why } => {
-                format!("rebuilt from the batches' partition leader epochs: {why}")
-            }
+        let source = match &self.source {
+            EpochSource::Checkpoint => "from leader-epoch-checkpoint".to_string(),
+            EpochSource::Loaded { why } => why.clone(),
+        };
+        match &self.batches_disagree {
+            None => format!("{source}; agrees with the batches' partition leader epochs"),
+            Some(b) => format!(
+                "{source}; DISAGREES with the batches' partition leader epochs {}: Kafka follows its cache, and so does this",
+                show(b.entries())
+            ),
         }
     }
 }
 
-/// The cache the batches imply, as recovery assigns it.
-fn from_batches(batches: &[ReplicaBatch]) -> EpochCache {
-    let mut cache = EpochCache::new();
+/// What loading needs to know besides the checkpoint.
+#[derive(Debug, Clone, Copy)]
+pub struct LoadView<'a> {
+    /// Every batch the loaded log holds.
+    pub batches: &'a [ReplicaBatch],
+    /// Whether each batch's segment is replayed by recovery (same length as `batches`).
+    pub replayed: &'a [bool],
+    /// Whether the log dir holds the clean-shutdown marker.
+    pub clean_shutdown: bool,
+    /// Log start offset.
+    pub log_start: i64,
+    /// Log end offset.
+    pub log_end: i64,
+}
+
+/// Assigns the epochs of `batches` as `LogSegment.recover` does.
+fn replay<'a>(cache: &mut EpochCache, batches: impl Iterator<Item = &'a ReplicaBatch>) {
     for b in batches {
         if b.magic >= 2
             && b.partition_leader_epoch >= 0
@@ -54,7 +85,19 @@ fn from_batches(batches: &[ReplicaBatch]) -> EpochCache {
             });
         }
     }
-    cache
+}
+
+/// Trims `cache` as the loader does, but keeps an entry at the log end
+/// offset: a broker that becomes leader records its new epoch before it
+/// writes anything, and holds it while it runs.
+fn trim(cache: &mut EpochCache, log_start: i64, log_end: i64) {
+    let past_end = cache.truncate_from_end(log_end);
+    cache.truncate_from_start(log_start);
+    for e in past_end.into_iter().filter(|e| e.start_offset == log_end) {
+        if cache.latest_epoch().is_none_or(|l| e.epoch > l) {
+            cache.assign(e);
+        }
+    }
 }
 
 fn show(entries: &[LeaderEpochEntry]) -> String {
@@ -65,63 +108,70 @@ fn show(entries: &[LeaderEpochEntry]) -> String {
     format!("[{}]", parts.join(", "))
 }
 
-/// The cache to use, from the checkpoint (`None` when absent; `Err` when it
-/// does not parse) and the batches of a log from `log_start` to `log_end`.
-/// An entry at the log end offset with no batch after it is kept: a broker
-/// that becomes leader records its new epoch before it writes anything.
+/// The cache loading leaves, from the checkpoint (`None` when absent,
+/// `Err` when it does not parse) and the loaded log.
 pub fn load_epochs(
     checkpoint: Option<Result<Vec<LeaderEpochEntry>, String>>,
-    batches: &[ReplicaBatch],
-    log_start: i64,
-    log_end: i64,
-) -> (EpochCache, EpochSource) {
-    let mut rebuilt = from_batches(batches);
-    rebuilt.truncate_from_start(log_start);
-    let entries = match checkpoint {
-        None => {
-            return (
-                rebuilt,
-                EpochSource::Rebuilt {
-                    why: "there is no leader-epoch-checkpoint".to_string(),
-                },
-            );
-        }
-        Some(Err(e)) => {
-            return (
-                rebuilt,
-                EpochSource::Rebuilt {
-                    why: format!("leader-epoch-checkpoint does not parse ({e})"),
-                },
-            );
-        }
-        Some(Ok(entries)) => entries,
+    view: LoadView<'_>,
+) -> LoadedEpochs {
+    let (stored, missing) = match &checkpoint {
+        Some(Ok(entries)) => (EpochCache::from_entries(entries), None),
+        None => (
+            EpochCache::new(),
+            Some("there is no leader-epoch-checkpoint".to_string()),
+        ),
+        Some(Err(e)) => (
+            EpochCache::new(),
+            Some(format!(
+                "leader-epoch-checkpoint does not parse ({e}; the broker fails to read it and takes the log dir offline)"
+            )),
+        ),
     };
-    let mut stored = EpochCache::from_entries(&entries);
-    let past_end = stored.truncate_from_end(log_end);
-    stored.truncate_from_start(log_start);
-    let pending: Vec<LeaderEpochEntry> = past_end
-        .into_iter()
-        .filter(|e| e.start_offset == log_end)
-        .collect();
-    let agrees = stored == rebuilt;
-    let mut cache = if agrees {
-        stored.clone()
+    let mut cache = stored.clone();
+    let replayed = view
+        .batches
+        .iter()
+        .zip(view.replayed)
+        .filter(|(_, r)| **r)
+        .map(|(b, _)| b);
+    replay(&mut cache, replayed);
+    trim(&mut cache, view.log_start, view.log_end);
+    let mut from_batches = EpochCache::new();
+    replay(&mut from_batches, view.batches.iter());
+    trim(&mut from_batches, view.log_start, view.log_end);
+    let mut stored_trimmed = stored;
+    trim(&mut stored_trimmed, view.log_start, view.log_end);
+    let replays = if view.clean_shutdown {
+        "after a clean shutdown recovery replays no batch".to_string()
+    } else if view.replayed.iter().all(|r| *r) {
+        "recovery replays every batch (no clean-shutdown marker, recovery point at the start)"
+            .to_string()
     } else {
-        rebuilt.clone()
+        "recovery replays the batches from the recovery point on".to_string()
     };
-    for e in pending {
-        if cache.latest_epoch().is_none_or(|l| e.epoch > l) {
-            cache.assign(e);
-        }
-    }
-    if agrees {
-        (cache, EpochSource::Checkpoint)
-    } else {
-        let why = format!(
-            "leader-epoch-checkpoint says {} below the log end offset {log_end}, the batches say {}",
-            show(stored.entries()),
-            show(rebuilt.entries())
-        );
-        (cache, EpochSource::Rebuilt { why })
+    let source = match missing {
+        Some(why) => EpochSource::Loaded {
+            why: format!("{why}; {replays}, so the cache is rebuilt from those batches"),
+        },
+        None if cache != stored_trimmed => EpochSource::Loaded {
+            why: format!(
+                "leader-epoch-checkpoint {}, extended while {replays}",
+                show(stored_trimmed.entries())
+            ),
+        },
+        None => EpochSource::Checkpoint,
+    };
+    // Entries at the log end are a new leader's: no batch carries them.
+    let below_end = cache
+        .entries()
+        .iter()
+        .filter(|e| e.start_offset < view.log_end);
+    let batches_disagree = below_end
+        .ne(from_batches.entries().iter())
+        .then_some(from_batches);
+    LoadedEpochs {
+        cache,
+        source,
+        batches_disagree,
     }
 }

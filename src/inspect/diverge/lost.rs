@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::replica::ReplicaBatch;
+use super::batch::ReplicaBatch;
 
 /// A run of lost batches.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

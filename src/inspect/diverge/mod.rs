@@ -12,6 +12,7 @@
 //! lost records split by the high watermark. Nothing here writes.
 
 pub mod analysis;
+pub mod batch;
 pub mod epoch_cache;
 pub mod epoch_source;
 pub mod lost;
@@ -20,4 +21,5 @@ pub mod replica;
 pub mod truncation;
 
 pub use analysis::{DivergeError, DivergeReport, FollowerReport, analyze};
-pub use replica::{Replica, ReplicaBatch, load_replica};
+pub use batch::ReplicaBatch;
+pub use replica::{Replica, load_replica};

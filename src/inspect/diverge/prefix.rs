@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::replica::ReplicaBatch;
+use super::batch::ReplicaBatch;
 
 /// Where a batch sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -5,10 +5,8 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-use super::epoch_cache::EpochCache;
-use super::epoch_source::{EpochSource, load_epochs};
+use super::batch::ReplicaBatch;
+use super::epoch_source::{LoadView, LoadedEpochs, load_epochs};
 use crate::format::checkpoint::{LeaderEpochEntry, parse_leader_epoch_checkpoint};
 use crate::format::properties::parse_partition_metadata;
 use crate::inspect::producer::state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry};
@@ -18,40 +16,6 @@ use crate::inspect::recovery::segment::SegmentCheckOptions;
 use crate::logdir::chunked::walk_summaries;
 use crate::logdir::mapped::read_small;
 use crate::logdir::{CachePolicy, LogDirError, Partition};
-
-/// One batch of a replica's log, from its header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ReplicaBatch {
-    /// Base offset of the segment holding it.
-    pub segment: i64,
-    /// Byte position in that segment.
-    pub position: u64,
-    /// Size in bytes.
-    pub size: u64,
-    /// First offset.
-    pub base_offset: i64,
-    /// Last offset.
-    pub last_offset: i64,
-    /// Records (header count; 1 for a legacy entry).
-    pub records: u64,
-    /// Stored CRC.
-    pub crc: u32,
-    /// Magic byte.
-    pub magic: i8,
-    /// Leader epoch that appended it.
-    pub partition_leader_epoch: i32,
-    /// Producer id (-1 for none).
-    pub producer_id: i64,
-    /// Transactional bit.
-    pub is_transactional: bool,
-    /// Control bit.
-    pub is_control: bool,
-    /// First record's timestamp (-1 when unknown).
-    pub first_timestamp: i64,
-    /// Max timestamp.
-    pub max_timestamp: i64,
-}
 
 /// A replica, loaded.
 #[derive(Debug, Clone)]
@@ -68,10 +32,9 @@ pub struct Replica {
     pub log_start_offset: i64,
     /// Log end offset after loading.
     pub log_end_offset: i64,
-    /// The leader-epoch cache used, and where it came from.
-    pub epochs: EpochCache,
-    /// How the cache was obtained.
-    pub epoch_source: EpochSource,
+    /// The leader-epoch cache its broker holds, where it came from, and
+    /// how it compares with the batches.
+    pub epochs: LoadedEpochs,
     /// From the log dir's `replication-offset-checkpoint`, bounded by the log
     /// as the broker bounds it at load; `None` without an entry.
     pub high_watermark: Option<i64>,
@@ -196,11 +159,20 @@ pub fn load_replica(dir: &Path) -> Result<Replica, LogDirError> {
     let log_end_offset = batches.last().map_or(report.plan.log_end_offset, |b| {
         b.last_offset.saturating_add(1)
     });
-    let (epochs, epoch_source) = load_epochs(
+    let replayed_segments: Vec<i64> = report.plan.recovered().map(|s| s.base_offset).collect();
+    let replayed: Vec<bool> = batches
+        .iter()
+        .map(|b| replayed_segments.contains(&b.segment))
+        .collect();
+    let epochs = load_epochs(
         read_checkpoint(&partition),
-        &batches,
-        log_start_offset,
-        log_end_offset,
+        LoadView {
+            batches: &batches,
+            replayed: &replayed,
+            clean_shutdown: report.state.clean_shutdown,
+            log_start: log_start_offset,
+            log_end: log_end_offset,
+        },
     );
     let high_watermark = partition
         .checkpointed_offset("replication-offset-checkpoint")?
@@ -219,7 +191,6 @@ pub fn load_replica(dir: &Path) -> Result<Replica, LogDirError> {
         log_start_offset,
         log_end_offset,
         epochs,
-        epoch_source,
         high_watermark,
         recovery_note,
     })

@@ -7,8 +7,8 @@
 
 use serde::Serialize;
 
+use super::batch::ReplicaBatch;
 use super::epoch_cache::{EpochCache, EpochEndOffset};
-use super::replica::ReplicaBatch;
 use crate::format::checkpoint::LeaderEpochEntry;
 
 /// The rule of `getOffsetTruncationState` (or the fetcher) that decided a step.
