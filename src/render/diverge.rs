@@ -168,20 +168,32 @@ fn lost_lines(lost: &LostRecords) -> Vec<String> {
                 "  never committed (at or past {hw}): {}",
                 span_text(&lost.uncommitted)
             ));
+            lines.push(
+                "  (the checkpoint trails the live high watermark by up to replica.high.watermark.checkpoint.interval.ms, 5 s by default: more may have been committed)"
+                    .to_string(),
+            );
         }
         _ => lines.push(
             "  no replication-offset-checkpoint entry: committed or not is unknown".to_string(),
         ),
     }
     for t in &lost.transactions_cut {
+        let hangs = if t.open_on_leader {
+            format!(
+                "; the leader has no marker for it either: a hanging transaction there, read_committed consumers stop at offset {} until a later marker of producer {} closes it or it is aborted (KIP-664: kafka-transactions.sh find-hanging, abort)",
+                t.first_offset, t.producer_id
+            )
+        } else {
+            String::new()
+        };
+        let marker = t
+            .lost_marker_offset
+            .map_or("its marker was never written".to_string(), |o| {
+                format!("its marker at offset {o} is lost")
+            });
         lines.push(format!(
-            "  transaction of producer {} begun at offset {} is cut in the middle: {}",
-            t.producer_id,
-            t.first_offset,
-            t.lost_marker_offset
-                .map_or("its marker was never written".to_string(), |o| format!(
-                    "its marker at offset {o} is lost"
-                ))
+            "  transaction of producer {} begun at offset {} is cut in the middle: {marker}{hangs}",
+            t.producer_id, t.first_offset
         ));
     }
     lines

@@ -486,6 +486,8 @@ fn the_bundled_example_cuts_a_transaction_in_the_middle() {
         ),
         (7, 28, Some(40))
     );
+    // b2 never wrote a marker for it: the transaction hangs on the leader.
+    assert!(cut[0].open_on_leader);
     assert_eq!(f.lost.committed.unwrap().records, 4);
 }
 

@@ -139,7 +139,7 @@ pub fn analyze(
             FollowerReport {
                 replica: i,
                 prefix: check_prefix(&f.batches, &l.batches, l.log_start_offset, t),
-                lost: lost_records(&f.batches, t, f.high_watermark),
+                lost: lost_records(&f.batches, t, f.high_watermark, &l.batches),
                 truncation,
             }
         })

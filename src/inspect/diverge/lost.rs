@@ -45,6 +45,10 @@ pub struct CutTransaction {
     pub first_offset: i64,
     /// Its COMMIT/ABORT marker among the lost batches (`None`: never written).
     pub lost_marker_offset: Option<i64>,
+    /// Whether the leader's log has no marker for it past the truncation
+    /// point either: the transaction hangs there, holding back the last
+    /// stable offset, until it is aborted.
+    pub open_on_leader: bool,
 }
 
 /// Everything lost by one replica.
@@ -86,11 +90,13 @@ fn open_transactions(kept: &[ReplicaBatch]) -> BTreeMap<i64, i64> {
 }
 
 /// What truncating `batches` at `truncation_offset` loses; batches ending
-/// below it are kept whole, the others go whole.
+/// below it are kept whole, the others go whole. `leader` is the leader's
+/// log, to tell whether a transaction cut here ends there.
 pub fn lost_records(
     batches: &[ReplicaBatch],
     truncation_offset: i64,
     high_watermark: Option<i64>,
+    leader: &[ReplicaBatch],
 ) -> LostRecords {
     let split = batches.partition_point(|b| b.last_offset < truncation_offset);
     let (kept, lost) = batches.split_at(split);
@@ -129,6 +135,9 @@ pub fn lost_records(
                 .iter()
                 .find(|b| b.is_control && b.producer_id == producer_id)
                 .map(|b| b.base_offset),
+            open_on_leader: !leader.iter().any(|b| {
+                b.is_control && b.producer_id == producer_id && b.base_offset >= truncation_offset
+            }),
         })
         .collect();
     LostRecords {
