@@ -2,8 +2,9 @@
 //! leader writes them: segments rolled at `segment.bytes`, sparse offset and
 //! time indexes appended every `index.interval.bytes`, the final time-index
 //! entry at roll and close, trimmed indexes, empty producer snapshots at each
-//! roll, `leader-epoch-checkpoint` and `partition.metadata`. Used for the
-//! bundled `testdata/`, tests and benchmarks. Writes only into a directory
+//! roll, `leader-epoch-checkpoint` and `partition.metadata`; and replica
+//! sets of one partition written with chosen leader epochs and elections.
+//! Used for the bundled `testdata/`, tests and benchmarks. Writes only into a directory
 //! it creates.
 
 use std::fs::{self, File};

@@ -74,7 +74,7 @@ fn decision_text(s: &TruncationStep) -> String {
             s.truncate_to
         ),
         TruncationRule::BelowFollowerEpochs => format!(
-            "epoch {answered} is below every epoch the follower tracks: truncate to min({leader_end}, log end {}) = {}",
+            "the follower's cache has no end offset for epoch {answered}: truncate to min({leader_end}, log end {}) = {}",
             s.log_end_before, s.truncate_to
         ),
     }

@@ -26,7 +26,8 @@ pub enum TruncationRule {
     /// Both know the epoch: the minimum of the leader's end offset, the
     /// follower's end offset for it and its log end offset.
     SameEpoch,
-    /// The answered epoch is below every epoch the follower tracks: the
+    /// The follower's cache gives no end offset for the answered epoch
+    /// (`endOffsetForEpoch` is empty, as for a log without epochs): the
     /// minimum of the leader's end offset and the follower's log end offset.
     BelowFollowerEpochs,
 }
