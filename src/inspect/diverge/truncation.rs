@@ -192,3 +192,96 @@ pub fn truncate_follower(leader: LeaderView<'_>, follower: FollowerView<'_>) -> 
         epochs_after: epochs,
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    fn batch(base_offset: i64, last_offset: i64, epoch: i32) -> ReplicaBatch {
+        ReplicaBatch {
+            segment: 0,
+            position: 0,
+            size: 100,
+            base_offset,
+            last_offset,
+            records: (last_offset - base_offset + 1) as u64,
+            crc: 0,
+            magic: 2,
+            partition_leader_epoch: epoch,
+            producer_id: -1,
+            is_transactional: false,
+            is_control: false,
+            first_timestamp: 0,
+            max_timestamp: 0,
+        }
+    }
+
+    fn cache(pairs: &[(i32, i64)]) -> EpochCache {
+        EpochCache::from_entries(
+            &pairs
+                .iter()
+                .map(|&(epoch, start_offset)| LeaderEpochEntry {
+                    epoch,
+                    start_offset,
+                })
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn a_batch_straddling_the_target_goes_whole() {
+        // Follower [0@0] with batches 0..9, 10..19; leader [0@0, 1@15]:
+        // asked for 0 it answers (0, 15); the follower truncates to 15,
+        // which falls inside 10..19, so its log ends at 10.
+        let batches = [batch(0, 9, 0), batch(10, 19, 0)];
+        let follower_epochs = cache(&[(0, 0)]);
+        let leader_epochs = cache(&[(0, 0), (1, 15)]);
+        let t = truncate_follower(
+            LeaderView {
+                epochs: &leader_epochs,
+                log_end_offset: 30,
+            },
+            FollowerView {
+                epochs: &follower_epochs,
+                batches: &batches,
+                log_end_offset: 20,
+                fetch_offset: 0,
+            },
+        );
+        assert_eq!(t.steps.len(), 1);
+        assert_eq!(t.steps[0].truncate_to, 15);
+        assert_eq!(t.truncation_offset, 10);
+    }
+
+    #[test]
+    fn nothing_to_truncate_still_drops_an_epoch_at_the_log_end() {
+        // A follower that was elected in epoch 2 at its log end 20 and
+        // wrote nothing: asked for 2, the leader [0@0, 3@20] answers (0, 20);
+        // the follower knows 0, ending where its 2 starts, 20:
+        // min(20, 20, 20) = 20. truncateTo(20) cuts nothing but removes
+        // 2@20, as UnifiedLog.truncateTo does at the log end.
+        let batches = [batch(0, 19, 0)];
+        let follower_epochs = cache(&[(0, 0), (2, 20)]);
+        let leader_epochs = cache(&[(0, 0), (3, 20)]);
+        let t = truncate_follower(
+            LeaderView {
+                epochs: &leader_epochs,
+                log_end_offset: 25,
+            },
+            FollowerView {
+                epochs: &follower_epochs,
+                batches: &batches,
+                log_end_offset: 20,
+                fetch_offset: 0,
+            },
+        );
+        let first = t.steps[0].leader_answer.unwrap();
+        assert_eq!((first.epoch, first.end_offset), (0, 20));
+        assert_eq!(t.steps[0].rule, TruncationRule::SameEpoch);
+        assert_eq!(t.steps[0].epochs_removed.len(), 1);
+        assert_eq!(t.steps.len(), 1);
+        assert_eq!(t.truncation_offset, 20);
+        assert_eq!(t.epochs_after, cache(&[(0, 0)]));
+    }
+}
