@@ -16,6 +16,9 @@ _kseg() {
             ",$1")
                 cmd="kseg"
                 ;;
+            kseg,diverge)
+                cmd="kseg__subcmd__diverge"
+                ;;
             kseg,dump)
                 cmd="kseg__subcmd__dump"
                 ;;
@@ -42,6 +45,9 @@ _kseg() {
                 ;;
             kseg,verify)
                 cmd="kseg__subcmd__verify"
+                ;;
+            kseg__subcmd__help,diverge)
+                cmd="kseg__subcmd__help__subcmd__diverge"
                 ;;
             kseg__subcmd__help,dump)
                 cmd="kseg__subcmd__help__subcmd__dump"
@@ -77,12 +83,34 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index restore generate help"
+            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge restore generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__diverge)
+            opts="-h -V --leader --json --export --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --leader)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --export)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -147,8 +175,22 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump locate verify recover retention-report rebuild-index restore generate help"
+            opts="dump locate verify recover retention-report rebuild-index diverge restore generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__diverge)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

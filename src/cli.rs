@@ -29,6 +29,8 @@ pub enum Command {
     RetentionReport(RetentionReportArgs),
     /// Rebuild missing or corrupt .index/.timeindex files as Kafka would
     RebuildIndex(RebuildIndexArgs),
+    /// What each replica of a partition truncates when it follows, and which records that loses
+    Diverge(DivergeArgs),
     /// Put back every file a writing command replaced, from its backup directory
     Restore(RestoreArgs),
     /// Generate completions, man pages or the bundled test data
@@ -216,6 +218,31 @@ pub struct LocateArgs {
     /// Print the whole trace as one JSON object
     #[arg(long)]
     pub json: bool,
+}
+
+/// Arguments of `kseg diverge`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Read-only: give copies of the same partition directory taken from each broker \
+(their parent directory is taken as the broker's log dir, for replication-offset-checkpoint). \
+Each log is taken as Kafka's recovery leaves it; each epoch cache from leader-epoch-checkpoint, \
+or rebuilt from the batches' partition leader epochs where it is missing or disagrees."
+)]
+pub struct DivergeArgs {
+    /// The replicas: the same partition directory from different brokers
+    /// (at least two, counting --leader)
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// The leader [default: the highest latest leader epoch, then the largest log end offset]
+    #[arg(long, value_name = "DIR")]
+    pub leader: Option<PathBuf>,
+    /// Newline-delimited JSON, one object per follower
+    #[arg(long)]
+    pub json: bool,
+    /// Write each follower's lost batches, verbatim, as a partition
+    /// directory under DIR (which must not exist yet)
+    #[arg(long, value_name = "DIR")]
+    pub export: Option<PathBuf>,
 }
 
 /// Arguments of `kseg restore`.

@@ -2,8 +2,9 @@
 //! leader writes them: segments rolled at `segment.bytes`, sparse offset and
 //! time indexes appended every `index.interval.bytes`, the final time-index
 //! entry at roll and close, trimmed indexes, empty producer snapshots at each
-//! roll, `leader-epoch-checkpoint` and `partition.metadata`. Used for the
-//! bundled `testdata/`, tests and benchmarks. Writes only into a directory
+//! roll, `leader-epoch-checkpoint` and `partition.metadata`; and replica
+//! sets of one partition written with chosen leader epochs and elections.
+//! Used for the bundled `testdata/`, tests and benchmarks. Writes only into a directory
 //! it creates.
 
 use std::fs::{self, File};
@@ -74,6 +75,18 @@ impl PartitionWriter {
         self.next_offset
     }
 
+    /// Records `epoch` as starting at the next offset, as a broker that
+    /// becomes leader does before it appends anything (ignored unless it is
+    /// above the latest epoch recorded).
+    pub fn start_epoch(&mut self, epoch: i32) {
+        if self.leader_epochs.last().is_none_or(|e| e.epoch < epoch) {
+            self.leader_epochs.push(LeaderEpochEntry {
+                epoch,
+                start_offset: self.next_offset,
+            });
+        }
+    }
+
     fn open_segment(&mut self, base_offset: i64) -> io::Result<()> {
         let log = BufWriter::new(File::create(
             self.dir.join(segment_file_name(base_offset, "log")),
@@ -105,16 +118,7 @@ impl PartitionWriter {
             self.write_snapshot(self.next_offset)?;
             self.open_segment(self.next_offset)?;
         }
-        if self
-            .leader_epochs
-            .last()
-            .is_none_or(|e| e.epoch < spec.partition_leader_epoch)
-        {
-            self.leader_epochs.push(LeaderEpochEntry {
-                epoch: spec.partition_leader_epoch,
-                start_offset: spec.base_offset,
-            });
-        }
+        self.start_epoch(spec.partition_leader_epoch);
         let last_offset = spec.base_offset + spec.records.len().max(1) as i64 - 1;
         let max_ts = crate::format::batch::RecordBatchHeader::parse(&bytes, 0)
             .map_or(-1, |h| h.max_timestamp);
@@ -234,4 +238,154 @@ pub fn write_classic(dir: &Path) -> io::Result<()> {
         })?;
     }
     writer.close("kseg-classic-AAAAAAAAA")
+}
+
+/// One thing that happens to a replica's log, for [`write_replica`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplicaEvent {
+    /// `batches` batches of `per` records appended in `epoch`; with a
+    /// `producer` id they are transactional.
+    Write {
+        /// Partition leader epoch of the batches.
+        epoch: i32,
+        /// How many batches.
+        batches: usize,
+        /// Records per batch.
+        per: usize,
+        /// Transactional producer id, if any.
+        producer: Option<i64>,
+    },
+    /// The COMMIT marker of `producer`'s transaction, appended in `epoch`.
+    Commit {
+        /// Partition leader epoch of the marker.
+        epoch: i32,
+        /// Producer id.
+        producer: i64,
+    },
+    /// Elected leader in this epoch; nothing written yet.
+    Elected(i32),
+}
+
+/// A data batch at `base`: record values depend on the offset and on the
+/// epoch that wrote it, so two leaders writing one offset write different
+/// bytes while a replicated batch is the same on every replica.
+fn replica_batch(epoch: i32, base: i64, per: usize, producer: Option<i64>) -> BatchSpec {
+    BatchSpec {
+        partition_leader_epoch: epoch,
+        transactional: producer.is_some(),
+        producer_id: producer.unwrap_or(-1),
+        producer_epoch: if producer.is_some() { 0 } else { -1 },
+        base_sequence: if producer.is_some() { 0 } else { -1 },
+        records: (0..per as i64)
+            .map(|i| RecordSpec {
+                timestamp: FIXTURE_T0 + (base + i) * 1000,
+                key: None,
+                value: Some(fixture_value((base + i) * 31 + i64::from(epoch), 100)),
+                headers: Vec::new(),
+            })
+            .collect(),
+        ..BatchSpec::default()
+    }
+}
+
+fn commit_marker(epoch: i32, base: i64, producer: i64) -> BatchSpec {
+    BatchSpec {
+        partition_leader_epoch: epoch,
+        transactional: true,
+        control: true,
+        producer_id: producer,
+        producer_epoch: 0,
+        records: vec![RecordSpec {
+            timestamp: FIXTURE_T0 + base * 1000,
+            key: Some(vec![0, 0, 0, 1]),
+            value: Some(vec![0, 0, 0, 0, 0, 0]),
+            headers: Vec::new(),
+        }],
+        ..BatchSpec::default()
+    }
+}
+
+/// Writes a replica's partition directory `dir` (which must not exist)
+/// from `events`, closed cleanly, with topic id `topic_id`. Returns each
+/// batch's (base offset, byte position).
+pub fn write_replica(
+    dir: &Path,
+    events: &[ReplicaEvent],
+    topic_id: &str,
+) -> io::Result<Vec<(i64, u64)>> {
+    let mut w = PartitionWriter::create(dir, WriterConfig::default())?;
+    let mut placed = Vec::new();
+    for e in events {
+        match *e {
+            ReplicaEvent::Write {
+                epoch,
+                batches,
+                per,
+                producer,
+            } => {
+                for _ in 0..batches {
+                    let spec = replica_batch(epoch, w.next_offset(), per, producer);
+                    placed.push(w.append(spec)?);
+                }
+            }
+            ReplicaEvent::Commit { epoch, producer } => {
+                placed.push(w.append(commit_marker(epoch, w.next_offset(), producer))?);
+            }
+            ReplicaEvent::Elected(epoch) => w.start_epoch(epoch),
+        }
+    }
+    w.close(topic_id)?;
+    Ok(placed)
+}
+
+/// The bundled two-replica example of an unclean leader election, under
+/// `root`: `b1/orders-0`, the old leader, whose epoch 1 (offsets 40..59,
+/// with the commit of producer 7's transaction begun at 28) the new leader
+/// never saw, and `b2/orders-0`, elected uncleanly in epoch 2 at offset 32.
+/// `b1`'s high watermark is 36.
+pub fn write_unclean_election(root: &Path) -> io::Result<()> {
+    use ReplicaEvent::{Commit, Elected, Write};
+    let plain = |epoch, batches| Write {
+        epoch,
+        batches,
+        per: 4,
+        producer: None,
+    };
+    let txn = Write {
+        epoch: 0,
+        batches: 1,
+        per: 4,
+        producer: Some(7),
+    };
+    let topic_id = "kseg-diverge-AAAAAAAAA";
+    write_replica(
+        &root.join("b1/orders-0"),
+        &[
+            plain(0, 7),
+            txn,
+            plain(0, 2),
+            Elected(1),
+            Commit {
+                epoch: 1,
+                producer: 7,
+            },
+            plain(1, 5),
+        ],
+        topic_id,
+    )?;
+    write_replica(
+        &root.join("b2/orders-0"),
+        &[plain(0, 7), txn, Elected(2), plain(2, 3)],
+        topic_id,
+    )?;
+    fs::write(
+        root.join("b1/replication-offset-checkpoint"),
+        crate::format::checkpoint::encode_offset_checkpoint(&[
+            crate::format::checkpoint::OffsetCheckpointEntry {
+                topic: "orders".into(),
+                partition: 0,
+                offset: 36,
+            },
+        ]),
+    )
 }

@@ -24,6 +24,7 @@ pub fn run(args: &GenerateArgs) -> anyhow::Result<ExitCode> {
         }
         GenerateWhat::Testdata => {
             kseg::fixture::write_classic(&args.out_dir.join("orders-0"))?;
+            kseg::fixture::write_unclean_election(&args.out_dir.join("diverge"))?;
         }
     }
     Ok(ExitCode::Ok)

@@ -1,6 +1,7 @@
 //! One module per subcommand: arguments in, library calls, rendered output,
 //! exit code out.
 
+mod diverge;
 mod dump;
 mod generate;
 mod locate;
@@ -24,6 +25,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Recover(args) => recover::run(&args),
         Command::RetentionReport(args) => retention_report::run(&args),
         Command::RebuildIndex(args) => rebuild_index::run(&args),
+        Command::Diverge(args) => diverge::run(&args),
         Command::Restore(args) => {
             for path in kseg::repair::backup::restore(&args.backup, args.ignore_lock)? {
                 println!("restored {}", path.display());

@@ -9,6 +9,7 @@ pub mod backup;
 pub mod error;
 pub mod index_rebuild;
 pub mod lock;
+pub mod lost_export;
 pub mod ownership;
 pub mod recovery;
 pub mod write;

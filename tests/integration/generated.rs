@@ -26,20 +26,31 @@ fn check(what: &str, checked_in: &str) {
     let tmp = tempfile::tempdir().unwrap();
     let out = kseg(["generate", what, "--out-dir", tmp.path().to_str().unwrap()]);
     assert!(out.status.success());
-    let (fresh_dir, target) = match what {
-        "testdata" => (
-            tmp.path().join("orders-0"),
-            repo().join(checked_in).join("orders-0"),
-        ),
-        _ => (tmp.path().to_path_buf(), repo().join(checked_in)),
-    };
+    match what {
+        "testdata" => {
+            for dir in [
+                "orders-0",
+                "diverge/b1",
+                "diverge/b1/orders-0",
+                "diverge/b2/orders-0",
+            ] {
+                compare(&tmp.path().join(dir), &repo().join(checked_in).join(dir));
+            }
+        }
+        _ => compare(tmp.path(), &repo().join(checked_in)),
+    }
+}
+
+/// The files directly in `fresh_dir` against those in `target`.
+fn compare(fresh_dir: &Path, target: &Path) {
+    let checked_in = target.display();
     if std::env::var_os("KSEG_UPDATE_GOLDEN").is_some() {
-        let _ = std::fs::remove_dir_all(&target);
-        super::util::copy_dir(&fresh_dir, &target);
+        let _ = std::fs::remove_dir_all(target);
+        super::util::copy_dir(fresh_dir, target);
         return;
     }
     assert!(
-        files(&fresh_dir) == files(&target),
+        files(fresh_dir) == files(target),
         "{checked_in}/ is stale; rerun with KSEG_UPDATE_GOLDEN=1"
     );
 }

@@ -10,6 +10,7 @@ mod corpus_producer_state;
 mod corpus_recovery;
 mod corpus_retention;
 mod crash_safety;
+mod diverge;
 mod dump;
 mod generated;
 mod independent_encoder;
