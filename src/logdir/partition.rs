@@ -27,6 +27,13 @@ pub struct Partition {
 impl Partition {
     /// Lists `dir`.
     pub fn open(dir: &Path) -> Result<Self, LogDirError> {
+        if dir.exists() && !dir.is_dir() {
+            let what = super::file_type::special_kind_of(dir).unwrap_or("a file");
+            return Err(LogDirError::not_understood(
+                dir,
+                format!("is {what}, not a partition directory"),
+            ));
+        }
         let mut names = Vec::new();
         for entry in std::fs::read_dir(dir).map_err(|e| LogDirError::io(dir, e))? {
             let entry = entry.map_err(|e| LogDirError::io(dir, e))?;
