@@ -7,6 +7,7 @@
     clippy::panic
 )]
 
+pub mod base64;
 pub mod batch;
 pub mod batches;
 pub mod checkpoint;
