@@ -1,6 +1,7 @@
 //! Control records of the internal topics, decoded: end-transaction markers
-//! and the KRaft control records (leader change, snapshot header and footer,
-//! kraft.version, voters), each a 2-byte version and its schema's message.
+//! (a 2-byte version and the coordinator epoch) and the KRaft control
+//! records (leader change, snapshot header and footer, kraft.version,
+//! voters), each its schema's message, which starts with its own version.
 
 use serde_json::{Value, json};
 
@@ -22,10 +23,15 @@ pub fn control_schema(control_type: ControlType) -> Option<&'static str> {
     }
 }
 
+/// The version Kafka reads every KRaft control record at
+/// (`ControlRecordUtils`' `*_CURRENT_VERSION`); the record carries its own
+/// `Version` field.
+const CONTROL_READ_VERSION: i16 = 0;
+
 fn control_value(control_type: ControlType, value: &[u8]) -> Result<Value, DecodeError> {
     let mut c = Cursor::new(value, 0);
-    let version = c.read_i16()?;
     if let ControlType::Abort | ControlType::Commit = control_type {
+        c.read_i16()?;
         let epoch = c.read_i32()?;
         return Ok(json!({"controlType": control_type.name(), "coordinatorEpoch": epoch}));
     }
@@ -36,7 +42,11 @@ fn control_value(control_type: ControlType, value: &[u8]) -> Result<Value, Decod
         .map_err(|e| DecodeError::new(0, e))?
         .by_name("clients", name)
         .ok_or_else(|| DecodeError::new(0, format!("no schema {name}")))?;
-    let data = decode_message(spec, version, &mut c)?;
+    let data = decode_message(spec, CONTROL_READ_VERSION, &mut c)?;
+    let version = data
+        .get("version")
+        .cloned()
+        .unwrap_or(json!(CONTROL_READ_VERSION));
     Ok(json!({"version": version, "data": data}))
 }
 
