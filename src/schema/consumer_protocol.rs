@@ -13,6 +13,12 @@ use crate::format::cursor::Cursor;
 /// The protocol type whose member bytes are the consumer protocol's.
 const CONSUMER: &str = "consumer";
 
+/// The member fields that carry consumer protocol bytes, and their schemas.
+pub const MEMBER_PROTOCOLS: [(&str, &str); 2] = [
+    ("subscription", "ConsumerProtocolSubscription"),
+    ("assignment", "ConsumerProtocolAssignment"),
+];
+
 /// A 2-byte version and the `schema` message, or `None` if it does not decode.
 fn decode_embedded(registry: &Registry, schema: &str, encoded: &Value) -> Option<Value> {
     let bytes = base64::decode_standard(encoded.as_str()?)?;
@@ -32,10 +38,7 @@ pub fn decode_member_protocols(registry: &Registry, data: &mut Value) {
         return;
     };
     for member in members {
-        for (field, schema) in [
-            ("subscription", "ConsumerProtocolSubscription"),
-            ("assignment", "ConsumerProtocolAssignment"),
-        ] {
+        for (field, schema) in MEMBER_PROTOCOLS {
             let Some(slot) = member.get_mut(field) else {
                 continue;
             };

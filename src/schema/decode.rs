@@ -80,7 +80,7 @@ impl Walk<'_> {
         let mut values: Vec<Option<Value>> = vec![None; fields.len()];
         for (slot, field) in values.iter_mut().zip(fields) {
             if present(field) && !self.is_tagged(field) {
-                *slot = Some(self.read_field(c, field)?);
+                *slot = Some(self.read_field(c, field, false)?);
             }
         }
         let mut unknown = Vec::new();
@@ -104,7 +104,7 @@ impl Walk<'_> {
                 match known.and_then(|i| Some((values.get_mut(i)?, fields.get(i)?))) {
                     Some((slot, field)) => {
                         let mut inner = Cursor::new(data, start);
-                        *slot = Some(self.read_field(&mut inner, field)?);
+                        *slot = Some(self.read_field(&mut inner, field, true)?);
                         if inner.remaining() != 0 {
                             return Err(DecodeError::new(
                                 inner.position(),
@@ -134,8 +134,25 @@ impl Walk<'_> {
         Ok(map)
     }
 
-    fn read_field(&self, c: &mut Cursor<'_>, field: &Field) -> Result<Value, DecodeError> {
+    /// A field's value; a nullable struct's presence is a byte, or an
+    /// unsigned varint when the field is tagged.
+    fn read_field(
+        &self,
+        c: &mut Cursor<'_>,
+        field: &Field,
+        tagged: bool,
+    ) -> Result<Value, DecodeError> {
         let nullable = field.nullable_versions.contains(self.version);
+        if let (FieldType::Struct(_), true) = (&field.ty, nullable) {
+            let present = if tagged {
+                c.read_uvarint()? > 0
+            } else {
+                c.read_i8()? >= 0
+            };
+            if !present {
+                return Ok(Value::Null);
+            }
+        }
         self.read_value(c, field, &field.ty, nullable)
     }
 
@@ -182,6 +199,8 @@ impl Walk<'_> {
         Ok(Some(len as usize))
     }
 
+    /// A value of type `ty` (the field's, or its array's element type); a
+    /// struct's presence byte has been read by [`Self::read_field`].
     fn read_value(
         &self,
         c: &mut Cursor<'_>,
@@ -216,15 +235,13 @@ impl Walk<'_> {
                 Some(count) => {
                     let mut items = Vec::with_capacity(count);
                     for _ in 0..count {
+                        // Array elements are never null; only the array may be.
                         items.push(self.read_value(c, field, element, false)?);
                     }
                     Value::Array(items)
                 }
             },
             FieldType::Struct(name) => {
-                if nullable && c.read_i8()? < 0 {
-                    return Ok(Value::Null);
-                }
                 let fields = self.spec.struct_fields(field).ok_or_else(|| {
                     DecodeError::new(c.position(), format!("unknown struct type {name}"))
                 })?;
@@ -242,7 +259,7 @@ impl Walk<'_> {
                 .unwrap_or(0)
         };
         match (&field.default, &field.ty) {
-            (Some(Value::Null), _) => Value::Null,
+            // A JSON null default is no default (Kafka reads it as a missing string).
             (Some(Value::String(s)), _) if s == "null" => Value::Null,
             (Some(d), FieldType::Bool) => Value::Bool(d == &Value::Bool(true) || d == "true"),
             (Some(d), FieldType::Float64) => json!(
@@ -267,6 +284,9 @@ impl Walk<'_> {
                 Value::String(String::new())
             }
             (_, FieldType::Array(_)) => Value::Array(Vec::new()),
+            (_, FieldType::Struct(_)) if field.default == Some(Value::String("null".into())) => {
+                Value::Null
+            }
             (_, FieldType::Struct(_)) => {
                 let fields = self.spec.struct_fields(field).unwrap_or_default();
                 Value::Object(

@@ -10,6 +10,8 @@ include!(concat!(env!("OUT_DIR"), "/schemas.rs"));
 /// One embedded schema file.
 #[derive(Debug)]
 pub struct SchemaFile {
+    /// Its path under `schemas/` (`metadata/ZkMigrationRecord.json`).
+    pub path: &'static str,
     /// Its folder under `schemas/` (`group-coordinator`).
     pub folder: String,
     /// The parsed schema.
@@ -35,7 +37,7 @@ impl Registry {
             .map(|(path, json)| {
                 let spec = MessageSpec::parse(json).map_err(|e| format!("schemas/{path}: {e}"))?;
                 let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
-                Ok(SchemaFile { folder, spec })
+                Ok(SchemaFile { path, folder, spec })
             })
             .collect::<Result<_, String>>()?;
         Ok(Self { files })

@@ -12,6 +12,7 @@ mod crash_safety;
 mod dump;
 mod generated;
 mod independent_encoder;
+mod internal_topics;
 mod layering;
 mod log_dir_lock;
 mod newcomer;
