@@ -125,7 +125,7 @@ fn every_internal_topic_record_decodes_as_kafka_decodes_it() {
                     let label = format!("{}/{file} offset {}", p.label, kafka["offset"]);
                     assert_eq!(kafka["offset"], mine["offset"], "{label}");
                     for part in ["key", "value"] {
-                        assert_eq!(mine.get(&format!("{part}Error")), None, "{label}: {part}");
+                        assert_eq!(mine.get(format!("{part}Error")), None, "{label}: {part}");
                         assert_eq!(mine[part], decoded_members(&kafka[part]), "{label}: {part}");
                     }
                     kinds.insert(format!("{name} {}", kind_of(mine)));
@@ -313,8 +313,11 @@ fn metadata_record_names_are_kafkas_enum_names() {
     }
 }
 
+/// A record's key and value bytes.
+type KeyValue = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// Every key and value of the corpus, as bytes.
-fn corpus_records(name: &str) -> Vec<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+fn corpus_records(name: &str) -> Vec<KeyValue> {
     let case = cases().into_iter().find(|c| c.name == name).unwrap();
     let bytes = |v: &Value| v.get("base64").and_then(Value::as_str).map(decode_base64);
     record_files(&case.view["partition"])

@@ -1,4 +1,5 @@
-//! The library's layers look only down: format (bytes to values) <- logdir
+//! The library's layers look only down: format (bytes to values) <- schema
+//! (internal topics' records) <- render; format <- logdir
 //! (files) <- inspect (Kafka's decisions) <- render and repair; and no two
 //! modules of `src/inspect` import each other, directly or around a loop.
 
@@ -43,11 +44,12 @@ fn names_after<'t>(text: &'t str, prefix: &str) -> BTreeSet<&'t str> {
 
 #[test]
 fn each_layer_imports_only_the_layers_below_it() {
-    let allowed: [(&str, &[&str]); 5] = [
+    let allowed: [(&str, &[&str]); 6] = [
         ("format", &[]),
+        ("schema", &["format"]),
         ("logdir", &["format"]),
         ("inspect", &["format", "logdir"]),
-        ("render", &["format", "logdir", "inspect"]),
+        ("render", &["format", "logdir", "inspect", "schema"]),
         ("repair", &["format", "logdir", "inspect"]),
     ];
     for (layer, below) in allowed {
