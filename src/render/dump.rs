@@ -445,6 +445,22 @@ impl<W: Write> DumpPrinter<W> {
         }
     }
 
+    /// A `quorum-state` file: `member: value` lines, or one JSON object.
+    pub fn quorum_state(&mut self, members: &Map<String, Value>) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => {
+                for (key, value) in members {
+                    match value {
+                        Value::String(s) => writeln!(self.out, "{key}: {s}")?,
+                        other => writeln!(self.out, "{key}: {other}")?,
+                    }
+                }
+                Ok(())
+            }
+            OutputFormat::Json => self.json("quorumState", Self::obj(json!({"state": members}))),
+        }
+    }
+
     /// A free-form line (e.g. `<file> is empty.`, `<file> passed sanity check.`).
     pub fn note(&mut self, kind: &str, text: &str) -> io::Result<()> {
         match self.format {
@@ -473,6 +489,7 @@ pub fn kind_name(kind: FileKind) -> &'static str {
         FileKind::PartitionMetadata => "partitionMetadata",
         FileKind::MetaProperties => "metaProperties",
         FileKind::CleanShutdown => "cleanShutdown",
+        FileKind::QuorumState => "quorumState",
         FileKind::Stray | FileKind::Unknown => "unknown",
     }
 }

@@ -423,3 +423,60 @@ fn no_decode_prints_the_raw_bytes() {
     let first = lines.iter().find(|l| l["type"] == "record").unwrap();
     assert_eq!(first["key"], "AAIAD2FjbWUtbGVnYWN5LWFwcA==");
 }
+
+#[test]
+fn quorum_state_dumps_as_kafka_reads_it() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c.name == "internal-cluster-metadata")
+        .unwrap();
+    let path = case.dir.join("__cluster_metadata-0/quorum-state");
+    let out = kseg(["dump", "--json", path.to_str().unwrap()]);
+    assert!(out.status.success());
+    let lines = json_lines(&out);
+    let state = lines.iter().find(|l| l["type"] == "quorumState").unwrap();
+    assert_eq!(
+        state["state"],
+        case.view["partition"]["quorumState"]["json"]
+    );
+    let text = stdout(&kseg(["dump", path.to_str().unwrap()]));
+    assert!(
+        text.contains("\nleaderId: 3001\nleaderEpoch: 2\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_bootstrap_checkpoint_dumps_as_a_metadata_snapshot_wherever_it_is() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c.name == "internal-cluster-metadata")
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let bootstrap = dir.path().join("bootstrap.checkpoint");
+    std::fs::copy(
+        case.dir
+            .join("__cluster_metadata-0/00000000000000000102-0000000002.checkpoint"),
+        &bootstrap,
+    )
+    .unwrap();
+    let text = stdout(&kseg([
+        "dump",
+        "--print-data-log",
+        bootstrap.to_str().unwrap(),
+    ]));
+    assert!(text.contains("KRaft bootstrap snapshot\n"), "{text}");
+    assert!(text.contains(" SnapshotHeader {\"version\":0,"), "{text}");
+    assert!(
+        text.contains(" payload: {\"type\":\"FEATURE_LEVEL_RECORD\",\"version\":0,\"data\":{\"name\":\"metadata.version\",\"featureLevel\":22}}"),
+        "{text}"
+    );
+    let renamed = dir.path().join("copy.checkpoint");
+    std::fs::copy(&bootstrap, &renamed).unwrap();
+    let forced = stdout(&kseg([
+        "dump",
+        "--cluster-metadata-decoder",
+        renamed.to_str().unwrap(),
+    ]));
+    assert!(forced.contains("FEATURE_LEVEL_RECORD"), "{forced}");
+}
