@@ -480,3 +480,48 @@ fn a_bootstrap_checkpoint_dumps_as_a_metadata_snapshot_wherever_it_is() {
     ]));
     assert!(forced.contains("FEATURE_LEVEL_RECORD"), "{forced}");
 }
+
+#[test]
+fn corpus_records_with_a_byte_changed_never_panic() {
+    // Every position of a sample of real records, set to 0x00, 0x7f and 0xff.
+    for (name, topic) in [
+        ("internal-consumer-offsets", InternalTopic::ConsumerOffsets),
+        (
+            "internal-transaction-state",
+            InternalTopic::TransactionState,
+        ),
+        ("internal-cluster-metadata", InternalTopic::ClusterMetadata),
+    ] {
+        for (key, value) in corpus_records(name).into_iter().step_by(7) {
+            let Some(value) = value else { continue };
+            for at in 0..value.len() {
+                for byte in [0x00, 0x7f, 0xff] {
+                    let mut changed = value.clone();
+                    changed[at] = byte;
+                    let _ = decode_record(topic, key.as_deref(), Some(&changed));
+                }
+            }
+        }
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn arbitrary_bytes_decode_or_fail_in_words(
+        topic in 0usize..5,
+        key in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+        value in proptest::collection::vec(proptest::num::u8::ANY, 0..200),
+    ) {
+        let topic = InternalTopic::ALL[topic];
+        for d in [
+            decode_record(topic, Some(&key), Some(&value)),
+            kseg::schema::decode_control(Some(&key), Some(&value)),
+        ] {
+            for part in [d.key, d.value] {
+                if let Decoded::Failed(reason) = part {
+                    proptest::prop_assert!(reason.contains("at byte ") || reason.contains("no key"), "{}", reason);
+                }
+            }
+        }
+    }
+}
