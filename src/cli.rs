@@ -60,7 +60,7 @@ pages that were cached before stay. Use --keep-cache to leave everything cached.
 )]
 pub struct DumpArgs {
     /// Files to dump: .log, .index, .timeindex, .txnindex, .snapshot,
-    /// checkpoints, partition.metadata, meta.properties
+    /// checkpoints, partition.metadata, meta.properties, quorum-state
     #[arg(required_unless_present = "files")]
     pub paths: Vec<PathBuf>,
     /// Comma-separated files (kafka-dump-log's form)
