@@ -119,7 +119,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__dump)
-            opts="-h -V --files --deep --deep-iteration --print-data-log --skip-record-metadata --encoding --json --verify-index-only --index-sanity-check --max-bytes --max-message-size --max-decompressed-bytes --keep-cache --base-offset --help --version"
+            opts="-h -V --files --deep --deep-iteration --print-data-log --skip-record-metadata --encoding --json --verify-index-only --index-sanity-check --max-bytes --max-message-size --max-decompressed-bytes --keep-cache --base-offset --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --remote-log-metadata-decoder --share-group-state-decoder --no-decode --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -51,6 +51,12 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump" -l json -d 'Newline-deli
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l verify-index-only -d 'Check index entries against the .log without printing them'
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l index-sanity-check -d 'Run Kafka\'s index sanity check without printing entries'
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l keep-cache -d 'Leave pages kseg reads in the page cache'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l offsets-decoder -d 'Decode records as __consumer_offsets records (implies --print-data-log)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l transaction-log-decoder -d 'Decode records as __transaction_state records (implies --print-data-log)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l cluster-metadata-decoder -d 'Decode records as __cluster_metadata records (implies --print-data-log)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l remote-log-metadata-decoder -d 'Decode records as __remote_log_metadata records (implies --print-data-log)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l share-group-state-decoder -d 'Decode records as __share_group_state records (implies --print-data-log)'
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l no-decode -d 'Print internal topics\' keys and values as raw bytes, undecoded'
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -l offset -d 'Offset to find' -r

@@ -36,3 +36,21 @@ for path in glob.glob(os.path.join(sys.argv[1], "codec-*", "*", "*.log")):
         pos += 12 + length
 PY
 echo "codec seeds: $(ls corpus/codecs | wc -l)"
+# Internal-record seeds: every key and value of the internal-topic cases,
+# framed as the internal_records target reads them (topic selector byte
+# 0 offsets, 1 transactions, 2 metadata; key length byte; key; value).
+python3 - "$corpus_root" <<'PY'
+import base64, hashlib, json, os, sys
+os.makedirs("corpus/internal_records", exist_ok=True)
+for case, selector in [("internal-consumer-offsets", 0), ("internal-transaction-state", 1), ("internal-cluster-metadata", 2)]:
+    view = json.load(open(os.path.join(sys.argv[1], case, "kafka-view.json")))
+    for seg in view["partition"]["segments"]:
+        for batch in seg["log"]["batches"]:
+            for r in batch["records"]:
+                raw = lambda v: base64.b64decode(v["base64"]) if v else b""
+                key, value = raw(r["key"]), raw(r["value"])
+                control = 0x20 if batch["isControl"] else 0
+                seed = bytes([selector | control, min(len(key), 255)]) + key[:255] + value
+                open(os.path.join("corpus/internal_records", hashlib.md5(seed).hexdigest()[:16]), "wb").write(seed)
+PY
+echo "internal record seeds: $(ls corpus/internal_records | wc -l)"

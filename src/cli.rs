@@ -54,12 +54,15 @@ pub enum EncodingArg {
 #[command(
     after_help = "kafka-dump-log's flag names (--files, --deep-iteration, --print-data-log, \
 --verify-index-only, --index-sanity-check, --max-bytes, --skip-record-metadata) are accepted.\n\
+Records of Kafka's internal topics (__consumer_offsets, __transaction_state, __cluster_metadata \
+and its snapshots, __share_group_state, __remote_log_metadata) are decoded, chosen by the \
+partition directory's name; a --*-decoder flag chooses one for copies kept elsewhere.\n\
 Reading leaves the page cache as it found it: pages kseg pulled in are dropped after use, \
 pages that were cached before stay. Use --keep-cache to leave everything cached."
 )]
 pub struct DumpArgs {
     /// Files to dump: .log, .index, .timeindex, .txnindex, .snapshot,
-    /// checkpoints, partition.metadata, meta.properties
+    /// checkpoints, partition.metadata, meta.properties, quorum-state
     #[arg(required_unless_present = "files")]
     pub paths: Vec<PathBuf>,
     /// Comma-separated files (kafka-dump-log's form)
@@ -102,6 +105,24 @@ pub struct DumpArgs {
     /// carry it (index entries are stored relative to it)
     #[arg(long, value_name = "N")]
     pub base_offset: Option<i64>,
+    /// Decode records as __consumer_offsets records (implies --print-data-log)
+    #[arg(long, group = "decoder")]
+    pub offsets_decoder: bool,
+    /// Decode records as __transaction_state records (implies --print-data-log)
+    #[arg(long, group = "decoder")]
+    pub transaction_log_decoder: bool,
+    /// Decode records as __cluster_metadata records (implies --print-data-log)
+    #[arg(long, group = "decoder")]
+    pub cluster_metadata_decoder: bool,
+    /// Decode records as __remote_log_metadata records (implies --print-data-log)
+    #[arg(long, group = "decoder")]
+    pub remote_log_metadata_decoder: bool,
+    /// Decode records as __share_group_state records (implies --print-data-log)
+    #[arg(long, group = "decoder")]
+    pub share_group_state_decoder: bool,
+    /// Print internal topics' keys and values as raw bytes, undecoded
+    #[arg(long, group = "decoder")]
+    pub no_decode: bool,
 }
 
 /// What `kseg generate` writes.

@@ -88,6 +88,13 @@ impl<'a> Cursor<'a> {
         Err(FormatError::new(start, FormatErrorKind::VarintTooLong))
     }
 
+    /// Reads an unsigned varint of at most 5 bytes (Kafka's `readUnsignedVarint`).
+    pub fn read_uvarint(&mut self) -> Result<u32, FormatError> {
+        let start = self.position();
+        u32::try_from(self.read_unsigned_varint(5)?)
+            .map_err(|_| FormatError::new(start, FormatErrorKind::VarintTooLong))
+    }
+
     /// Reads a zigzag varint of at most 5 bytes (Kafka's `readVarint`).
     pub fn read_varint(&mut self) -> Result<i32, FormatError> {
         let raw = self.read_unsigned_varint(5)? as u32;

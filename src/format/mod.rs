@@ -7,6 +7,7 @@
     clippy::panic
 )]
 
+pub mod base64;
 pub mod batch;
 pub mod batches;
 pub mod checkpoint;
@@ -20,6 +21,7 @@ pub mod legacy;
 pub mod offset_index;
 pub mod producer_snapshot;
 pub mod properties;
+pub mod quorum_state;
 pub mod record;
 pub mod time_index;
 pub mod txn_index;

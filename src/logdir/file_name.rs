@@ -25,6 +25,8 @@ pub enum FileKind {
     MetaProperties,
     /// `.kafka_cleanshutdown`.
     CleanShutdown,
+    /// `quorum-state`: a KRaft replica's election state (JSON).
+    QuorumState,
     /// A file renamed with `.deleted`, `.cleaned` or `.swap` appended.
     Stray,
     /// A KRaft metadata snapshot: `<end offset>-<epoch>.checkpoint` or
@@ -73,6 +75,7 @@ pub fn classify(name: &str) -> FileKind {
         "partition.metadata" => return FileKind::PartitionMetadata,
         "meta.properties" => return FileKind::MetaProperties,
         ".kafka_cleanshutdown" => return FileKind::CleanShutdown,
+        "quorum-state" => return FileKind::QuorumState,
         n if OFFSET_CHECKPOINTS.contains(&n) => return FileKind::OffsetCheckpoint,
         _ => {}
     }
@@ -168,6 +171,7 @@ mod tests {
             FileKind::KraftSnapshot
         );
         assert_eq!(classify("bootstrap.checkpoint"), FileKind::KraftSnapshot);
+        assert_eq!(classify("quorum-state"), FileKind::QuorumState);
         assert_eq!(
             classify_contents("00000000000000000000.log.deleted"),
             FileKind::Log

@@ -13,6 +13,12 @@ use crate::format::producer_snapshot::ProducerEntry;
 use crate::format::time_index::TimeIndexEntry;
 use crate::format::txn_index::AbortedTxn;
 use crate::format::{BatchSummary, ControlRecord, ControlType, FormatError, Record};
+use crate::schema::{DecodedRecord, InternalTopic};
+
+use super::decoded;
+
+/// A record's key and value decoded as records of an internal topic.
+pub type DecodedAs<'d> = Option<(InternalTopic, &'d DecodedRecord)>;
 
 /// What the record lines show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -139,10 +145,11 @@ impl<W: Write> DumpPrinter<W> {
         b: &BatchSummary,
         r: &Record<'_>,
         control: Option<&Result<ControlRecord, FormatError>>,
+        decoded_as: DecodedAs<'_>,
         opts: RecordOptions,
     ) -> io::Result<()> {
         match self.format {
-            OutputFormat::Text => self.record_text(b, r, control, opts),
+            OutputFormat::Text => self.record_text(b, r, control, decoded_as, opts),
             OutputFormat::Json => {
                 let headers: Vec<Value> = r
                     .headers
@@ -174,6 +181,16 @@ impl<W: Write> DumpPrinter<W> {
                     }
                     None => {}
                 }
+                if let Some((_, d)) = decoded_as {
+                    for (name, part, raw) in [("key", &d.key, r.key), ("value", &d.value, r.value)]
+                    {
+                        let (value, error) = decoded::json_member(part, raw, self.encoding);
+                        fields.insert(name.into(), value);
+                        if let Some(error) = error {
+                            fields.insert(format!("{name}Error"), json!(error));
+                        }
+                    }
+                }
                 self.json("record", fields)
             }
         }
@@ -184,6 +201,7 @@ impl<W: Write> DumpPrinter<W> {
         b: &BatchSummary,
         r: &Record<'_>,
         control: Option<&Result<ControlRecord, FormatError>>,
+        decoded_as: DecodedAs<'_>,
         opts: RecordOptions,
     ) -> io::Result<()> {
         let mut prefix = "| ";
@@ -221,18 +239,36 @@ impl<W: Write> DumpPrinter<W> {
                         " endTxnMarker: {} coordinatorEpoch: {epoch}",
                         c.control_type.name()
                     )?,
-                    (t, _) => write!(self.out, " controlType: {}({})", t.name(), t.id())?,
+                    (t, _) => match decoded_as.and_then(|(_, d)| decoded::control_text(t, d)) {
+                        Some(text) => write!(self.out, " {text}")?,
+                        None => write!(self.out, " controlType: {}({})", t.name(), t.id())?,
+                    },
                 },
                 Some(Err(e)) => write!(self.out, " controlError: {e}")?,
                 None => {}
             }
         }
         if opts.print_data && !b.is_control {
-            if let Some(key) = r.key {
-                write!(self.out, "{prefix}key: {}", self.encoding.render(key))?;
+            let (key, payload, error) = match decoded_as {
+                Some((topic, d)) => (
+                    decoded::key_text(topic, d, r.key, self.encoding),
+                    decoded::payload_text(topic, d, r.value, self.encoding),
+                    decoded::error_text(d),
+                ),
+                None => (
+                    r.key.map(|k| self.encoding.render(k)),
+                    r.value.map(|v| self.encoding.render(v)),
+                    None,
+                ),
+            };
+            if let Some(key) = key {
+                write!(self.out, "{prefix}key: {key}")?;
             }
-            if let Some(value) = r.value {
-                write!(self.out, " payload: {}", self.encoding.render(value))?;
+            if let Some(payload) = payload {
+                write!(self.out, " payload: {payload}")?;
+            }
+            if let Some(error) = error {
+                write!(self.out, " decodeError: {error}")?;
             }
             if !r.headers.is_empty() {
                 let headers: Vec<String> = r
@@ -409,6 +445,22 @@ impl<W: Write> DumpPrinter<W> {
         }
     }
 
+    /// A `quorum-state` file: `member: value` lines, or one JSON object.
+    pub fn quorum_state(&mut self, members: &Map<String, Value>) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Text => {
+                for (key, value) in members {
+                    match value {
+                        Value::String(s) => writeln!(self.out, "{key}: {s}")?,
+                        other => writeln!(self.out, "{key}: {other}")?,
+                    }
+                }
+                Ok(())
+            }
+            OutputFormat::Json => self.json("quorumState", Self::obj(json!({"state": members}))),
+        }
+    }
+
     /// A free-form line (e.g. `<file> is empty.`, `<file> passed sanity check.`).
     pub fn note(&mut self, kind: &str, text: &str) -> io::Result<()> {
         match self.format {
@@ -437,6 +489,7 @@ pub fn kind_name(kind: FileKind) -> &'static str {
         FileKind::PartitionMetadata => "partitionMetadata",
         FileKind::MetaProperties => "metaProperties",
         FileKind::CleanShutdown => "cleanShutdown",
+        FileKind::QuorumState => "quorumState",
         FileKind::Stray | FileKind::Unknown => "unknown",
     }
 }

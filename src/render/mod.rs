@@ -2,6 +2,7 @@
 //! to a writer the caller hands in.
 
 pub mod bytes;
+pub mod decoded;
 pub mod diverge;
 pub mod dump;
 pub mod index_rebuild;

@@ -8,7 +8,8 @@ use super::corpus::{PartitionCase, cases, view_bytes};
 use super::util::{json_lines, kseg};
 
 fn dump_json(path: &Path, extra: &[&str]) -> Vec<Value> {
-    let mut args = vec!["dump", "--json", "--encoding", "base64"];
+    // Raw bytes, to compare with the view's: internal_topics.rs checks the decoded form.
+    let mut args = vec!["dump", "--json", "--no-decode", "--encoding", "base64"];
     args.extend_from_slice(extra);
     let out = kseg(
         args.iter()

@@ -1,7 +1,8 @@
-//! The library's layers look only down: format (bytes to values) <- logdir
-//! (files) <- inspect (Kafka's decisions) <- render and repair; no module of
-//! `src/` imports another that imports it back, directly or around a loop;
-//! and `src/inspect` holds one folder per question.
+//! The library's layers look only down: format (bytes to values) <- schema
+//! (internal topics' records) and logdir (files) <- inspect (Kafka's
+//! decisions) <- render and repair; no module of `src/` imports another that
+//! imports it back, directly or around a loop; and `src/inspect` holds one
+//! folder per question.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -44,12 +45,13 @@ fn names_after<'t>(text: &'t str, prefix: &str) -> BTreeSet<&'t str> {
 
 #[test]
 fn each_layer_imports_only_the_layers_below_it() {
-    let allowed: [(&str, &[&str]); 5] = [
+    let allowed: [(&str, &[&str]); 6] = [
         ("format", &[]),
+        ("schema", &["format"]),
         ("logdir", &["format"]),
-        ("inspect", &["format", "logdir"]),
-        ("render", &["format", "logdir", "inspect"]),
-        ("repair", &["format", "logdir", "inspect"]),
+        ("inspect", &["format", "logdir", "schema"]),
+        ("render", &["format", "schema", "logdir", "inspect"]),
+        ("repair", &["format", "schema", "logdir", "inspect"]),
     ];
     for (layer, below) in allowed {
         for (path, text) in sources(&repo().join("src").join(layer)) {

@@ -14,6 +14,7 @@ mod diverge;
 mod dump;
 mod generated;
 mod independent_encoder;
+mod internal_topics;
 mod layering;
 mod log_dir_lock;
 mod newcomer;

@@ -6,6 +6,9 @@ use std::process::Command;
 
 use super::util::{copy_dir, repo};
 
+/// How the README names the shared corpus (see Set-up).
+const CORPUS: &str = "../shared/corpus";
+
 /// The examples: each command with the lines shown under it.
 fn examples(readme: &str) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
@@ -72,18 +75,24 @@ fn every_readme_example_prints_what_the_readme_shows() {
     bytes[5000] = 0;
     std::fs::write(&log, bytes).unwrap();
     for (cmd, expected) in &examples {
-        let cwd: &Path = if cmd.contains("testdata/") {
+        // Examples on the shared corpus run beside it, wherever KSEG_CORPUS puts it.
+        let corpus = super::corpus::root().display().to_string();
+        let cwd: &Path = if cmd.contains("testdata/") || cmd.contains(CORPUS) {
             &repo()
         } else {
             tmp.path()
         };
-        let args: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+        let args: Vec<String> = cmd
+            .split_whitespace()
+            .skip(1)
+            .map(|a| a.replace(CORPUS, &corpus))
+            .collect();
         let out = Command::new(env!("CARGO_BIN_EXE_kseg"))
             .current_dir(cwd)
             .args(&args)
             .output()
             .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stdout = String::from_utf8_lossy(&out.stdout).replace(&corpus, CORPUS);
         let actual: Vec<&str> = stdout.trim_end_matches('\n').lines().collect();
         if let Err(why) = matches(expected, &actual) {
             panic!("README example `{cmd}`: {why}\n{stdout}");

@@ -82,3 +82,29 @@ fn segment_inputs_found_by_fuzzing_do_not_crash_any_command() {
         );
     }
 }
+
+#[test]
+fn internal_record_inputs_found_by_fuzzing_decode_or_fail_in_words() {
+    use kseg::schema::{Decoded, InternalTopic, decode_control, decode_record};
+    // The internal_records target's framing: topic selector, key length, key, value.
+    for input in inputs("internal_records") {
+        let data = std::fs::read(&input).unwrap();
+        let [selector, key_len, rest @ ..] = data.as_slice() else {
+            continue;
+        };
+        let topic = InternalTopic::ALL[usize::from(*selector) % InternalTopic::ALL.len()];
+        let (key, value) = rest.split_at(usize::from(*key_len).min(rest.len()));
+        let key = (selector & 0x40 == 0).then_some(key);
+        let value = (selector & 0x80 == 0).then_some(value);
+        let d = if selector & 0x20 != 0 {
+            decode_control(key, value)
+        } else {
+            decode_record(topic, key, value)
+        };
+        for part in [d.key, d.value] {
+            if let Decoded::Failed(reason) = part {
+                assert!(!reason.is_empty(), "{}", input.display());
+            }
+        }
+    }
+}

@@ -1,11 +1,12 @@
 //! Dumps of the small files: `.txnindex`, producer snapshots, checkpoints,
-//! `partition.metadata` and `meta.properties`.
+//! `partition.metadata`, `meta.properties` and `quorum-state`.
 
 use std::path::Path;
 
 use kseg::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
 use kseg::format::producer_snapshot::parse_producer_snapshot;
 use kseg::format::properties::{parse_partition_metadata, parse_properties};
+use kseg::format::quorum_state::parse_quorum_state;
 use kseg::format::txn_index::parse_txn_index;
 use kseg::logdir::file_name::FileKind;
 use kseg::logdir::mapped::{INDEX_READ_LIMIT, read_small};
@@ -84,6 +85,7 @@ pub(super) fn dump_text_file(
                 printer.property(&key, &value)?;
             }
         }
+        FileKind::QuorumState => printer.quorum_state(&parse_quorum_state(&text).map_err(bad)?)?,
         _ => printer.note("cleanShutdown", text.trim())?,
     }
     Ok(ExitCode::Ok)

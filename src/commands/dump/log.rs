@@ -9,6 +9,7 @@ use kseg::format::record::parse_control_record;
 use kseg::logdir::chunked::walk_batches;
 use kseg::logdir::{LogDirError, PageCacheGuard};
 use kseg::render::dump::RecordOptions;
+use kseg::schema::{DecodedRecord, InternalTopic, decode_control, decode_record};
 
 use super::{Printer, absolute, file_name};
 use crate::cli::DumpArgs;
@@ -19,6 +20,8 @@ struct LogDump<'p, 'w> {
     path: &'p Path,
     args: &'p DumpArgs,
     printer: &'p mut Printer<'w>,
+    /// The internal topic whose records these are, when decoding.
+    decoder: Option<InternalTopic>,
     code: ExitCode,
     scratch: Vec<u8>,
     last_record_offset: Option<i64>,
@@ -50,18 +53,28 @@ impl LogDump<'_, '_> {
         if !is_valid {
             self.code = ExitCode::Findings;
         }
-        if !(args.deep_iteration || args.print_data_log || args.skip_record_metadata) {
+        let print_data = args.print_data_log || super::forced_decoder(args).is_some();
+        if !(args.deep_iteration || print_data || args.skip_record_metadata) {
             return Ok(true);
         }
         let opts = RecordOptions {
-            print_data: args.print_data_log,
+            print_data,
             skip_metadata: args.skip_record_metadata,
         };
         let decoded = batch.records(&mut self.scratch, limit);
         for record in &decoded.records {
             let control = summary.is_control.then(|| parse_control_record(record));
+            let decoded: Option<(InternalTopic, DecodedRecord)> = self.decoder.map(|topic| {
+                let d = if summary.is_control {
+                    decode_control(record.key, record.value)
+                } else {
+                    decode_record(topic, record.key, record.value)
+                };
+                (topic, d)
+            });
+            let decoded_as = decoded.as_ref().map(|(t, d)| (*t, d));
             self.printer
-                .record(&summary, record, control.as_ref(), opts)?;
+                .record(&summary, record, control.as_ref(), decoded_as, opts)?;
             if let Some(prev) = self
                 .last_record_offset
                 .filter(|&p| record.offset != p.wrapping_add(1))
@@ -90,6 +103,7 @@ pub(super) fn dump_log(
     args: &DumpArgs,
     printer: &mut Printer<'_>,
 ) -> anyhow::Result<ExitCode> {
+    let decoder = super::decoder_for(path, args);
     // Read through a small reused buffer; the guard notes which pages were
     // cached before, so that dropping it can evict the others again.
     let _cache = (!args.keep_cache)
@@ -102,6 +116,7 @@ pub(super) fn dump_log(
         path,
         args,
         printer,
+        decoder,
         code: ExitCode::Ok,
         scratch: Vec::new(),
         last_record_offset: None,

@@ -15,6 +15,7 @@ use kseg::logdir::file_name::{FileKind, parse_kraft_snapshot};
 use kseg::logdir::identify::{NotDumpable, identify};
 use kseg::render::dump::kind_name;
 use kseg::render::{ByteEncoding, DumpPrinter, OutputFormat};
+use kseg::schema::InternalTopic;
 
 use crate::cli::{DumpArgs, EncodingArg};
 use crate::exit_code::ExitCode;
@@ -52,6 +53,49 @@ pub(super) fn absolute(path: &Path) -> String {
         .unwrap_or_else(|_| path.to_path_buf())
         .display()
         .to_string()
+}
+
+/// The internal topic a `--*-decoder` flag names.
+pub(super) fn forced_decoder(args: &DumpArgs) -> Option<InternalTopic> {
+    [
+        (args.offsets_decoder, InternalTopic::ConsumerOffsets),
+        (
+            args.transaction_log_decoder,
+            InternalTopic::TransactionState,
+        ),
+        (
+            args.cluster_metadata_decoder,
+            InternalTopic::ClusterMetadata,
+        ),
+        (
+            args.remote_log_metadata_decoder,
+            InternalTopic::RemoteLogMetadata,
+        ),
+        (
+            args.share_group_state_decoder,
+            InternalTopic::ShareGroupState,
+        ),
+    ]
+    .into_iter()
+    .find_map(|(set, topic)| set.then_some(topic))
+}
+
+/// How a file's records are decoded: as the flag says, else by the
+/// partition directory's name (`__consumer_offsets-7`; a controller's
+/// `bootstrap.checkpoint` holds metadata records), else not at all.
+pub(super) fn decoder_for(path: &Path, args: &DumpArgs) -> Option<InternalTopic> {
+    if args.no_decode {
+        return None;
+    }
+    if let Some(topic) = forced_decoder(args) {
+        return Some(topic);
+    }
+    if file_name(path) == "bootstrap.checkpoint" {
+        return Some(InternalTopic::ClusterMetadata);
+    }
+    let absolute = std::path::absolute(path).ok()?;
+    let dir = absolute.parent()?.file_name()?.to_str()?;
+    InternalTopic::of_partition_dir(dir)
 }
 
 /// Dumps one file; problems with the file itself are reported and turned

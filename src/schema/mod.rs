@@ -1,0 +1,22 @@
+//! Kafka's internal topics decoded from Kafka's own message schemas: the
+//! schema files under `schemas/` are embedded and parsed once, and one
+//! decoder walks any of them against a record's bytes, producing the JSON
+//! Kafka's generated converters write. The topics' framings (record type
+//! and version prefixes, metadata frames, control records) sit on top.
+#![deny(
+    clippy::indexing_slicing,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic
+)]
+
+pub mod consumer_protocol;
+pub mod control;
+pub mod decode;
+pub mod registry;
+pub mod spec;
+pub mod topics;
+
+pub use control::decode_control;
+pub use decode::DecodeError;
+pub use topics::{Decoded, DecodedRecord, InternalTopic, decode_record};

@@ -1,0 +1,374 @@
+//! The internal topics kseg decodes, and how each frames its keys and
+//! values around a schema-described message.
+
+use serde_json::{Value, json};
+
+use super::consumer_protocol::decode_member_protocols;
+use super::decode::{DecodeError, decode_message};
+use super::registry::{Registry, registry};
+use super::spec::MessageSpec;
+use crate::format::cursor::Cursor;
+
+/// A Kafka internal topic with a decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InternalTopic {
+    /// `__consumer_offsets`: the group coordinator's records.
+    ConsumerOffsets,
+    /// `__transaction_state`: the transaction coordinator's records.
+    TransactionState,
+    /// `__cluster_metadata`: KRaft metadata records.
+    ClusterMetadata,
+    /// `__share_group_state`: the share coordinator's records.
+    ShareGroupState,
+    /// `__remote_log_metadata`: tiered storage's segment metadata.
+    RemoteLogMetadata,
+}
+
+impl InternalTopic {
+    /// Every internal topic with a decoder.
+    pub const ALL: [Self; 5] = [
+        Self::ConsumerOffsets,
+        Self::TransactionState,
+        Self::ClusterMetadata,
+        Self::ShareGroupState,
+        Self::RemoteLogMetadata,
+    ];
+
+    /// The topic's name.
+    pub fn topic_name(self) -> &'static str {
+        match self {
+            Self::ConsumerOffsets => "__consumer_offsets",
+            Self::TransactionState => "__transaction_state",
+            Self::ClusterMetadata => "__cluster_metadata",
+            Self::ShareGroupState => "__share_group_state",
+            Self::RemoteLogMetadata => "__remote_log_metadata",
+        }
+    }
+
+    /// The topic a partition directory (`__consumer_offsets-7`) belongs to.
+    pub fn of_partition_dir(dir_name: &str) -> Option<Self> {
+        let (topic, partition) = dir_name.rsplit_once('-')?;
+        if partition.is_empty() || !partition.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Self::ALL.into_iter().find(|t| t.topic_name() == topic)
+    }
+
+    /// The `schemas/` folder of the topic's record schemas.
+    pub fn schema_folder(self) -> &'static str {
+        match self {
+            Self::ConsumerOffsets => "group-coordinator",
+            Self::TransactionState => "transaction-coordinator",
+            Self::ClusterMetadata => "metadata",
+            Self::ShareGroupState => "share-coordinator",
+            Self::RemoteLogMetadata => "storage",
+        }
+    }
+}
+
+/// A record's key or value, decoded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decoded {
+    /// Kafka's JSON of it.
+    Json(Value),
+    /// A null value: a tombstone (or a null key where the topic has none).
+    Null,
+    /// Bytes this topic does not decode (a key of a metadata record).
+    NotDecoded,
+    /// It did not decode: why, and where.
+    Failed(String),
+}
+
+/// One record's decoded key and value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedRecord {
+    /// The key.
+    pub key: Decoded,
+    /// The value.
+    pub value: Decoded,
+}
+
+fn failed(what: &str, err: impl std::fmt::Display) -> Decoded {
+    Decoded::Failed(format!("{what} {err}"))
+}
+
+/// The schema and version a key or value names, or why there is none.
+type Dispatch<'r> = Result<(&'r MessageSpec, i16), DecodeError>;
+
+/// Decodes a message and wraps it as `{version_key: version, "data": …}`.
+fn wrapped(
+    spec: &MessageSpec,
+    version: i16,
+    c: &mut Cursor<'_>,
+    label: (&str, Value),
+) -> Result<Value, DecodeError> {
+    let data = decode_message(spec, version, c)?;
+    Ok(json!({ label.0: label.1, "data": data }))
+}
+
+/// A coordinator's record: a 2-byte record type and the key, a 2-byte
+/// version and the value (`__consumer_offsets`, `__share_group_state`).
+fn coordinator_record(
+    registry: &Registry,
+    topic: InternalTopic,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> DecodedRecord {
+    let folder = topic.schema_folder();
+    let Some(key) = key else {
+        return DecodedRecord {
+            key: Decoded::Failed("the record has no key".into()),
+            value: Decoded::NotDecoded,
+        };
+    };
+    let mut kc = Cursor::new(key, 0);
+    let key_spec: Dispatch<'_> = kc.read_i16().map_err(DecodeError::from).and_then(|t| {
+        registry
+            .coordinator_key(folder, t)
+            .map(|s| (s, t))
+            .ok_or_else(|| DecodeError::new(0, format!("unknown record type {t}")))
+    });
+    let (key_spec, record_type) = match key_spec {
+        Ok(found) => found,
+        Err(err) => {
+            return DecodedRecord {
+                key: failed("key", err),
+                value: Decoded::NotDecoded,
+            };
+        }
+    };
+    let key_json = wrapped(
+        key_spec,
+        record_type,
+        &mut kc,
+        ("type", json!(record_type.to_string())),
+    );
+    let value_label = match topic {
+        InternalTopic::ShareGroupState => "type",
+        _ => "version",
+    };
+    let value_json = value.map(|value| {
+        let mut vc = Cursor::new(value, 0);
+        let version = vc.read_i16()?;
+        let spec = registry
+            .coordinator_value(folder, key_spec)
+            .ok_or_else(|| DecodeError::new(0, format!("no value schema for {}", key_spec.name)))?;
+        let mut json = wrapped(
+            spec,
+            version,
+            &mut vc,
+            (value_label, json!(version.to_string())),
+        )?;
+        if spec.name == "GroupMetadataValue" {
+            if let Some(data) = json.get_mut("data") {
+                decode_member_protocols(registry, data);
+            }
+        }
+        Ok::<_, DecodeError>(json)
+    });
+    DecodedRecord {
+        key: key_json.map_or_else(|e| failed("key", e), Decoded::Json),
+        value: match value_json {
+            None => Decoded::Null,
+            Some(Ok(json)) => Decoded::Json(json),
+            Some(Err(e)) => failed("value", e),
+        },
+    }
+}
+
+/// `__transaction_state`: a 2-byte version and the message, for key and value.
+fn transaction_record(
+    registry: &Registry,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> DecodedRecord {
+    let folder = InternalTopic::TransactionState.schema_folder();
+    let part = |bytes: &[u8], name: &str| -> Result<Value, DecodeError> {
+        let mut c = Cursor::new(bytes, 0);
+        let version = c.read_i16()?;
+        let spec = registry
+            .by_name(folder, name)
+            .ok_or_else(|| DecodeError::new(0, format!("no schema {name}")))?;
+        wrapped(spec, version, &mut c, ("version", json!(version)))
+    };
+    let key = match key {
+        None => Decoded::Failed("the record has no key".into()),
+        Some(k) => part(k, "TransactionLogKey").map_or_else(|e| failed("key", e), Decoded::Json),
+    };
+    let value = match (value, &key) {
+        (None, _) => Decoded::Null,
+        (Some(_), Decoded::Failed(_)) => Decoded::NotDecoded,
+        (Some(v), _) => {
+            part(v, "TransactionLogValue").map_or_else(|e| failed("value", e), Decoded::Json)
+        }
+    };
+    DecodedRecord { key, value }
+}
+
+/// `ZkMigrationStateRecord` -> `ZK_MIGRATION_STATE_RECORD`, the name Kafka's
+/// generated `MetadataRecordType` gives a record.
+pub fn record_type_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 8);
+    let mut previous_upper = true;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if !previous_upper {
+                out.push('_');
+            }
+            previous_upper = true;
+        } else {
+            previous_upper = false;
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
+/// A framed metadata record (`__cluster_metadata`, `__remote_log_metadata`):
+/// unsigned varints frame version (1), record type and version, then the
+/// record and nothing after it.
+fn framed_record(registry: &Registry, folder: &str, value: &[u8]) -> Result<Value, DecodeError> {
+    let mut c = Cursor::new(value, 0);
+    let frame = c.read_uvarint()?;
+    if frame != 1 {
+        return Err(DecodeError::new(
+            0,
+            format!("unknown frame version {frame} (only 1 is supported)"),
+        ));
+    }
+    let at = c.position();
+    let short = |n: u32, what: &str| {
+        i16::try_from(n).map_err(|_| DecodeError::new(at, format!("{what} {n} is out of range")))
+    };
+    let api_key = short(c.read_uvarint()?, "record type")?;
+    let version = short(c.read_uvarint()?, "version")?;
+    let spec = registry
+        .by_api_key(folder, api_key)
+        .ok_or_else(|| DecodeError::new(at, format!("unknown record type {api_key}")))?;
+    let data = decode_message(spec, version, &mut c)?;
+    if c.remaining() > 0 {
+        return Err(DecodeError::new(
+            c.position(),
+            format!("{} bytes after the {} record", c.remaining(), spec.name),
+        ));
+    }
+    Ok(json!({"type": record_type_name(&spec.name), "version": version, "data": data}))
+}
+
+fn metadata_record(
+    registry: &Registry,
+    topic: InternalTopic,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> DecodedRecord {
+    DecodedRecord {
+        key: key.map_or(Decoded::Null, |_| Decoded::NotDecoded),
+        value: value.map_or(Decoded::Null, |v| {
+            framed_record(registry, topic.schema_folder(), v)
+                .map_or_else(|e| failed("value", e), Decoded::Json)
+        }),
+    }
+}
+
+/// Decodes a data record (not a control record) of `topic`; never panics,
+/// a record that does not decode says why.
+pub fn decode_record(
+    topic: InternalTopic,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> DecodedRecord {
+    let registry = match registry() {
+        Ok(r) => r,
+        Err(e) => {
+            return DecodedRecord {
+                key: Decoded::Failed(e.to_string()),
+                value: Decoded::Failed(e.to_string()),
+            };
+        }
+    };
+    match topic {
+        InternalTopic::ConsumerOffsets | InternalTopic::ShareGroupState => {
+            coordinator_record(registry, topic, key, value)
+        }
+        InternalTopic::TransactionState => transaction_record(registry, key, value),
+        InternalTopic::ClusterMetadata | InternalTopic::RemoteLogMetadata => {
+            metadata_record(registry, topic, key, value)
+        }
+    }
+}
+
+/// The name of a `transactionStatus` (Kafka's `TransactionState` ids).
+pub fn transaction_state_name(id: i64) -> Option<&'static str> {
+    const NAMES: [&str; 8] = [
+        "Empty",
+        "Ongoing",
+        "PrepareCommit",
+        "PrepareAbort",
+        "CompleteCommit",
+        "CompleteAbort",
+        "Dead",
+        "PrepareEpochFence",
+    ];
+    usize::try_from(id).ok().and_then(|i| NAMES.get(i).copied())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partition_directories_name_their_topic() {
+        assert_eq!(
+            InternalTopic::of_partition_dir("__consumer_offsets-49"),
+            Some(InternalTopic::ConsumerOffsets)
+        );
+        assert_eq!(
+            InternalTopic::of_partition_dir("__cluster_metadata-0"),
+            Some(InternalTopic::ClusterMetadata)
+        );
+        assert_eq!(InternalTopic::of_partition_dir("__consumer_offsets"), None);
+        assert_eq!(InternalTopic::of_partition_dir("orders-0"), None);
+        assert_eq!(
+            InternalTopic::of_partition_dir("__consumer_offsets-x"),
+            None
+        );
+    }
+
+    #[test]
+    fn record_names_become_kafkas_enum_names() {
+        assert_eq!(
+            record_type_name("ZkMigrationStateRecord"),
+            "ZK_MIGRATION_STATE_RECORD"
+        );
+        assert_eq!(record_type_name("TopicRecord"), "TOPIC_RECORD");
+    }
+
+    #[test]
+    fn an_unknown_record_type_is_named() {
+        let d = decode_record(
+            InternalTopic::ConsumerOffsets,
+            Some(&[0x7f, 0xff, 0, 0]),
+            Some(&[0, 0]),
+        );
+        assert_eq!(
+            d.key,
+            Decoded::Failed("key at byte 0: unknown record type 32767".into())
+        );
+        assert_eq!(d.value, Decoded::NotDecoded);
+    }
+
+    #[test]
+    fn a_metadata_frame_with_a_bad_version_is_refused() {
+        let d = decode_record(InternalTopic::ClusterMetadata, None, Some(&[0, 2, 0]));
+        assert_eq!(d.key, Decoded::Null);
+        assert!(matches!(d.value, Decoded::Failed(ref r) if r.contains("frame version 0")));
+        let d = decode_record(InternalTopic::ClusterMetadata, None, Some(&[1, 2, 0, 9]));
+        assert_eq!(
+            d.value,
+            Decoded::Failed(
+                "value at byte 3: field Name has length 8, but only 0 bytes are left".into()
+            )
+        );
+    }
+}
