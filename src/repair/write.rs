@@ -54,20 +54,36 @@ pub fn replace_file_as(target: &Path, bytes: &[u8], owner: &FileOwner) -> Result
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}{TEMP_SUFFIX}"));
-    {
-        let mut file = File::create(&tmp).at("creating temporary file", &tmp)?;
-        crash_point("after-create-temp");
-        owner
-            .apply(&file)
-            .at("giving the temporary file the owner and mode of", target)?;
-        file.write_all(bytes).at("writing temporary file", &tmp)?;
-        crash_point("after-write-temp");
-        file.sync_all().at("fsyncing temporary file", &tmp)?;
+    let mut file = File::create(&tmp).at("creating temporary file", &tmp)?;
+    crash_point("after-create-temp");
+    let written = write_temp(&mut file, &tmp, target, bytes, owner);
+    drop(file);
+    if let Err(err) = written {
+        // Nothing was replaced: leave no temporary file behind.
+        let _ = fs::remove_file(&tmp);
+        return Err(err);
     }
     crash_point("before-rename");
     fs::rename(&tmp, target).at("renaming the temporary file over", target)?;
     crash_point("after-rename");
     sync_dir(dir)
+}
+
+/// Gives the temporary file `tmp` its owner and mode, writes `bytes` and
+/// fsyncs it.
+fn write_temp(
+    file: &mut File,
+    tmp: &Path,
+    target: &Path,
+    bytes: &[u8],
+    owner: &FileOwner,
+) -> Result<(), RepairError> {
+    owner
+        .apply(file)
+        .at("giving the temporary file the owner and mode of", target)?;
+    file.write_all(bytes).at("writing temporary file", tmp)?;
+    crash_point("after-write-temp");
+    file.sync_all().at("fsyncing temporary file", tmp)
 }
 
 /// Truncates `target` to `len` bytes and fsyncs it (a truncation is atomic

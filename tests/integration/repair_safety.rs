@@ -247,3 +247,51 @@ fn a_write_that_fails_midway_names_the_backup_and_the_restore_command() {
     let out = kseg(["restore".as_ref(), backup.as_os_str()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
+
+#[test]
+fn a_file_whose_owner_kseg_cannot_keep_is_left_alone_with_no_temporary_file() {
+    if !is_root() {
+        eprintln!("skipped: running kseg as another user needs root (CI runs as root)");
+        return;
+    }
+    // The directories belong to the broker's user, the files to root: run
+    // as the broker's user, kseg could write them but not give them back
+    // to root, so it refuses each one and leaves it as it was.
+    let tmp = tempfile::tempdir().unwrap();
+    let partition = tmp.path().join("logdir/orders-0");
+    copy_dir(&classic(), &partition);
+    for dir in [
+        tmp.path().to_path_buf(),
+        tmp.path().join("logdir"),
+        partition.clone(),
+    ] {
+        std::os::unix::fs::chown(&dir, Some(UID), Some(GID)).unwrap();
+    }
+    let before = std::fs::read(partition.join("00000000000000000000.index")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kseg"))
+        .uid(UID)
+        .gid(GID)
+        .args([
+            "rebuild-index".as_ref(),
+            "--force".as_ref(),
+            "--no-backup".as_ref(),
+            partition.as_os_str(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("giving the temporary file the owner and mode of"),
+        "{}",
+        stderr(&out)
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(&partition)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".kseg-tmp"))
+        .collect();
+    assert_eq!(leftovers, Vec::<String>::new());
+    let index = partition.join("00000000000000000000.index");
+    assert_eq!(std::fs::metadata(&index).unwrap().uid(), 0);
+    assert_eq!(std::fs::read(&index).unwrap(), before);
+}
