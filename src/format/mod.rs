@@ -21,6 +21,7 @@ pub mod offset_index;
 pub mod producer_snapshot;
 pub mod properties;
 pub mod record;
+pub mod resync;
 pub mod time_index;
 pub mod txn_index;
 

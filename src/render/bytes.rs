@@ -24,32 +24,31 @@ impl ByteEncoding {
             Self::Base64 => base64(bytes),
         }
     }
+
+    /// Renders `bytes` in this encoding, and says whether UTF-8 fell back
+    /// to hex (the bytes are not valid UTF-8), so that output can mark it.
+    pub fn render_marked(self, bytes: &[u8]) -> (String, bool) {
+        match (self, std::str::from_utf8(bytes)) {
+            (Self::Utf8, Ok(s)) => (s.to_string(), false),
+            (Self::Utf8, Err(_)) => (hex(bytes), true),
+            _ => (self.render(bytes), false),
+        }
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-fn base64(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk.first().copied().unwrap_or(0),
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
     }
     out
+}
+
+fn base64(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 #[cfg(test)]
@@ -67,5 +66,17 @@ mod tests {
         assert_eq!(ByteEncoding::Hex.render(&[0xde, 0x01]), "de01");
         assert_eq!(ByteEncoding::Utf8.render(&[0xff, 0x41]), "ff41");
         assert_eq!(ByteEncoding::Utf8.render(b"key-1"), "key-1");
+        assert_eq!(
+            ByteEncoding::Utf8.render_marked(&[0xff]),
+            ("ff".to_string(), true)
+        );
+        assert_eq!(
+            ByteEncoding::Utf8.render_marked(b"k"),
+            ("k".to_string(), false)
+        );
+        assert_eq!(
+            ByteEncoding::Hex.render_marked(b"k"),
+            ("6b".to_string(), false)
+        );
     }
 }

@@ -1,0 +1,158 @@
+//! The salvage report as text or as one JSON object per partition.
+
+use std::io::{self, Write};
+
+use serde_json::{Value, json};
+
+use super::OutputFormat;
+use crate::inspect::salvage::report::{Kept, LostOffsets};
+use crate::inspect::salvage::{Damage, SalvageReport};
+use crate::logdir::file_name::segment_file_name;
+
+/// Writes `report` in `format`.
+pub fn write_report(
+    out: &mut impl Write,
+    report: &SalvageReport,
+    format: OutputFormat,
+) -> io::Result<()> {
+    match format {
+        OutputFormat::Text => write_text(out, report),
+        OutputFormat::Json => {
+            serde_json::to_writer(&mut *out, &report_json(report))?;
+            writeln!(out)
+        }
+    }
+}
+
+fn segment_name(base: i64) -> String {
+    segment_file_name(base, "log")
+}
+
+fn lost_text(lost: &LostOffsets) -> String {
+    match (lost.last, lost.count()) {
+        (_, Some(0)) => "no offsets lost".to_string(),
+        (Some(last), Some(n)) if last == lost.first => format!("offset {last} lost ({n} offset)"),
+        (Some(last), Some(n)) => format!("offsets {}..{last} lost ({n} offsets)", lost.first),
+        _ => format!(
+            "offsets from {} on lost (nothing after the range tells how many)",
+            lost.first
+        ),
+    }
+}
+
+fn kept_text(kept: &Kept) -> String {
+    match kept.offsets {
+        None => "nothing".to_string(),
+        Some((first, last)) => format!(
+            "{} batches, {} records, offsets {first}..{last}",
+            kept.batches, kept.records
+        ),
+    }
+}
+
+fn damage_text(d: &Damage) -> String {
+    format!(
+        "bytes {}..{} damaged ({} bytes; {}): {}; kept after it: {}",
+        d.start,
+        d.end,
+        d.end - d.start,
+        d.why,
+        lost_text(&d.lost),
+        kept_text(&d.kept_after)
+    )
+}
+
+fn write_text(out: &mut impl Write, report: &SalvageReport) -> io::Result<()> {
+    let damages: usize = report.segments.iter().map(|s| s.damages.len()).sum();
+    let records: u64 = report.segments.iter().map(|s| s.kept.records).sum();
+    writeln!(
+        out,
+        "{}: {} segments, {records} records kept, {damages} damaged {}",
+        report.partition,
+        report.segments.len(),
+        if damages == 1 { "range" } else { "ranges" }
+    )?;
+    for segment in &report.segments {
+        for d in &segment.damages {
+            writeln!(
+                out,
+                "  {}: {}",
+                segment_name(segment.base_offset),
+                damage_text(d)
+            )?;
+        }
+    }
+    if let Some(cut) = report.kafka_cut() {
+        let deleted = if cut.deleted_segments.is_empty() {
+            "deletes no later segment".to_string()
+        } else {
+            format!(
+                "deletes segments {:?} ({} bytes)",
+                cut.deleted_segments, cut.deleted_bytes
+            )
+        };
+        writeln!(
+            out,
+            "  Kafka's recovery, when it reaches segment {} (after an unclean shutdown, from the recovery point on; see `kseg verify`), truncates it at byte {} and {deleted}; salvaging keeps the {} records past that point",
+            cut.segment, cut.position, cut.records_kept_past_cut
+        )?;
+    }
+    Ok(())
+}
+
+fn kept_json(kept: &Kept) -> Value {
+    json!({
+        "batches": kept.batches,
+        "records": kept.records,
+        "firstOffset": kept.offsets.map(|o| o.0),
+        "lastOffset": kept.offsets.map(|o| o.1),
+    })
+}
+
+fn report_json(report: &SalvageReport) -> Value {
+    let segments: Vec<Value> = report
+        .segments
+        .iter()
+        .map(|s| {
+            let damages: Vec<Value> = s
+                .damages
+                .iter()
+                .map(|d| {
+                    json!({
+                        "start": d.start,
+                        "end": d.end,
+                        "length": d.end - d.start,
+                        "reason": d.why.to_string(),
+                        "lostFirstOffset": d.lost.first,
+                        "lostLastOffset": d.lost.last,
+                        "lostOffsets": d.lost.count(),
+                        "keptAfter": kept_json(&d.kept_after),
+                    })
+                })
+                .collect();
+            json!({
+                "baseOffset": s.base_offset,
+                "file": s.file.display().to_string(),
+                "size": s.size,
+                "kept": kept_json(&s.kept),
+                "damages": damages,
+            })
+        })
+        .collect();
+    let cut = report.kafka_cut().map(|c| {
+        json!({
+            "segment": c.segment,
+            "position": c.position,
+            "deletedSegments": c.deleted_segments,
+            "deletedBytes": c.deleted_bytes,
+            "recordsKeptPastCut": c.records_kept_past_cut,
+        })
+    });
+    json!({
+        "type": "salvage",
+        "partition": report.partition,
+        "clean": report.is_clean(),
+        "segments": segments,
+        "kafkaCut": cut,
+    })
+}
