@@ -346,14 +346,13 @@ fn a_segment_path_exports_that_segment_and_a_log_dir_every_partition() {
     );
 }
 
+/// A key and a value as a producer sends them.
+type KeyValue = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// Reads lines the way kafka-console-producer's `LineMessageReader` does
 /// with `parse.key=true`: the key up to the first separator, the value
 /// after it, the null marker for null.
-fn console_producer_reads(
-    text: &str,
-    separator: &str,
-    null: &str,
-) -> Vec<(Option<Vec<u8>>, Option<Vec<u8>>)> {
+fn console_producer_reads(text: &str, separator: &str, null: &str) -> Vec<KeyValue> {
     let field = |s: &str| (s != null).then(|| s.as_bytes().to_vec());
     text.lines()
         .map(|line| {

@@ -97,7 +97,8 @@ mod tests {
             }
             .may_keep(&summary)
         );
-        let records = batch.records(&mut Vec::new(), 1 << 20).records;
+        let mut scratch = Vec::new();
+        let records = batch.records(&mut scratch, 1 << 20).records;
         let kept: Vec<i64> = records
             .iter()
             .filter(|r| f(11, 20, 0).keeps(r))
