@@ -7,9 +7,9 @@ use std::ops::ControlFlow;
 use kseg::format::record::parse_control_record;
 use kseg::inspect::salvage::{Event, ReadOptions, RecordFilter, partition_name, read_partition};
 use kseg::logdir::target::resolve;
+use kseg::render::ByteEncoding;
 use kseg::render::export::{ExportedRecord, LineForm, Unrepresentable, write_json};
-use kseg::render::salvage::write_report;
-use kseg::render::{ByteEncoding, OutputFormat};
+use kseg::render::salvage::write_damages;
 
 use super::time_arg::parse_time;
 use crate::cli::{EncodingArg, ExportArgs, ExportFormatArg};
@@ -132,7 +132,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
                 code = ExitCode::Findings;
                 if args.salvage {
                     out.flush()?;
-                    write_report(&mut io::stderr().lock(), &report, OutputFormat::Text)?;
+                    write_damages(&mut io::stderr().lock(), &report, "kseg: salvaged past ")?;
                 }
             }
         }

@@ -468,4 +468,54 @@ mod tests {
         b[16] = 3;
         assert!(plausible(&b, 5, 100, b.len() as u64).is_err());
     }
+
+    proptest::proptest! {
+        /// What the `salvage_scan` fuzz target checks, on mutated segments:
+        /// steps tile the input, batches pass their CRC, and small windows
+        /// agree with one window over everything.
+        #[test]
+        fn steps_tile_mutated_segments(
+            edits in proptest::collection::vec((0usize..4000, 0u8..=255, 1usize..300), 0..4),
+        ) {
+            let mut data = Vec::new();
+            for i in 0..12 {
+                data.extend(batch(i * 3, 3));
+            }
+            for (at, byte, len) in edits {
+                let at = at % data.len();
+                let end = (at + len).min(data.len());
+                data[at..end].fill(byte);
+            }
+            let steps = |window: usize| {
+                let mut s = Salvager::new(options(true), data.len() as u64);
+                let (mut start, mut len) = (0usize, window);
+                let mut out = Vec::new();
+                loop {
+                    let end = (start + len).min(data.len());
+                    match s.step(&data[start..end], start as u64) {
+                        Step::Batch(b) => {
+                            assert!(b.is_valid());
+                            out.push((b.position, b.position + b.size()));
+                        }
+                        Step::Damage(d) => out.push((d.start, d.end)),
+                        Step::NeedMore { from, bytes } => {
+                            assert!(from as usize >= start);
+                            start = from as usize;
+                            len = window.max(bytes as usize);
+                        }
+                        Step::End => return out,
+                    }
+                }
+            };
+            let whole = steps(data.len());
+            let mut at = 0;
+            for &(start, end) in &whole {
+                proptest::prop_assert_eq!(start, at);
+                proptest::prop_assert!(end > start);
+                at = end;
+            }
+            proptest::prop_assert_eq!(at, data.len() as u64);
+            proptest::prop_assert_eq!(steps(97), whole);
+        }
+    }
 }

@@ -44,10 +44,34 @@ fn kept_text(kept: &Kept) -> String {
     match kept.offsets {
         None => "nothing".to_string(),
         Some((first, last)) => format!(
-            "{} batches, {} records, offsets {first}..{last}",
-            kept.batches, kept.records
+            "{} {}, {} {}, offsets {first}..{last}",
+            kept.batches,
+            plural(kept.batches, "batch", "batches"),
+            kept.records,
+            plural(kept.records, "record", "records"),
         ),
     }
+}
+
+fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
+/// Writes one line per damaged range of `report`, each under `prefix`
+/// (what `export --salvage` prints on stderr: what it read past).
+pub fn write_damages(out: &mut impl Write, report: &SalvageReport, prefix: &str) -> io::Result<()> {
+    for segment in &report.segments {
+        for d in &segment.damages {
+            writeln!(
+                out,
+                "{prefix}{}/{}: {}",
+                report.partition,
+                segment_name(segment.base_offset),
+                damage_text(d)
+            )?;
+        }
+    }
+    Ok(())
 }
 
 fn damage_text(d: &Damage) -> String {
@@ -70,7 +94,7 @@ fn write_text(out: &mut impl Write, report: &SalvageReport) -> io::Result<()> {
         "{}: {} segments, {records} records kept, {damages} damaged {}",
         report.partition,
         report.segments.len(),
-        if damages == 1 { "range" } else { "ranges" }
+        plural(damages as u64, "range", "ranges")
     )?;
     for segment in &report.segments {
         for d in &segment.damages {
