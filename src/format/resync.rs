@@ -244,28 +244,92 @@ impl Salvager {
             window.len().checked_sub(V2_HEADER_SIZE)?
         };
         let span = self.below.wrapping_sub(self.expected) as u64;
-        let mut at = from;
-        while at <= last {
-            let rest = window.get(at..).unwrap_or_default();
-            // The cheapest test first: the offset field must lie in
-            // [expected, below), one subtraction and one comparison.
+        let judge = |p: usize| {
+            let rest = window.get(p..).unwrap_or_default();
+            // The offset field must lie in [expected, below).
             let offset = be_i64(rest);
-            if (offset.wrapping_sub(self.expected) as u64) < span
-                && rest.get(16).is_some_and(|&m| m <= 2)
-            {
-                let position = window_start + at as u64;
-                let left = self.file_len - position;
-                if plausible(rest, self.expected, self.below, left).is_ok()
-                    && frame_size(rest) <= self.options.max_batch_bytes
-                {
-                    return Some(position);
+            if (offset.wrapping_sub(self.expected) as u64) >= span {
+                return None;
+            }
+            let position = window_start + p as u64;
+            let left = self.file_len - position;
+            (plausible(rest, self.expected, self.below, left).is_ok()
+                && frame_size(rest) <= self.options.max_batch_bytes)
+                .then_some(position)
+        };
+        if span == 0 {
+            self.scan_from = window_start + last as u64 + 1;
+            return None;
+        }
+        // Eight positions at a time, each byte lane one position: a frame
+        // can start only where the offset's top byte is that of an offset
+        // in range and the magic byte 16 bytes on is 0, 1 or 2.
+        let tops = [
+            splat((self.expected >> 56) as u8),
+            splat((self.below.wrapping_sub(1) >> 56) as u8),
+        ];
+        let same_top = tops[0] == tops[1];
+        let candidates = |head: u64, magic: u64| {
+            let top = if same_top {
+                zero_lanes(head ^ tops[0])
+            } else {
+                zero_lanes(head ^ tops[0]) | zero_lanes(head ^ tops[1])
+            };
+            top & zero_lanes(magic & splat(0xfc))
+        };
+        let blocks = (last + 1 - from.min(last + 1)) / 32;
+        let heads = window.get(from..from + blocks * 32).unwrap_or_default();
+        let magics = window
+            .get(from + 16..from + 16 + blocks * 32)
+            .unwrap_or_default();
+        let mut at = from;
+        for (head, magic) in heads.chunks_exact(32).zip(magics.chunks_exact(32)) {
+            let lanes: [u64; 4] =
+                std::array::from_fn(|k| candidates(lane_word(head, k), lane_word(magic, k)));
+            if lanes.iter().fold(0, |a, l| a | l) != 0 {
+                for (k, &lane_hits) in lanes.iter().enumerate() {
+                    let mut hits = lane_hits;
+                    while hits != 0 {
+                        let lane = (hits.trailing_zeros() / 8) as usize;
+                        if let Some(found) = judge(at + 8 * k + lane) {
+                            return Some(found);
+                        }
+                        hits &= hits - 1;
+                    }
                 }
             }
-            at += 1;
+            at += 32;
         }
+        for p in at..=last {
+            if window.get(p + 16).is_some_and(|&m| m <= 2) {
+                if let Some(found) = judge(p) {
+                    return Some(found);
+                }
+            }
+        }
+        at = last + 1;
         self.scan_from = window_start + at as u64;
         None
     }
+}
+
+/// `byte` in every lane of a word.
+fn splat(byte: u8) -> u64 {
+    u64::from(byte) * 0x0101_0101_0101_0101
+}
+
+/// Word `k` of a 32-byte block, lane `i` holding byte `8k + i`.
+fn lane_word(block: &[u8], k: usize) -> u64 {
+    block
+        .get(8 * k..8 * k + 8)
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+/// 0x80 in exactly the lanes of `x` whose byte is zero.
+fn zero_lanes(x: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
 }
 
 /// Bytes a resync scan asks for at a time.
