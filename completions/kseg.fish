@@ -85,6 +85,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand recover" -l backup-dir -d 'Whe
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l deep -d 'Also decompress and decode every record and check it against its batch'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'Output as newline-delimited JSON, one object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l apply -d 'Carry the plan out'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l salvage -d 'Instead of Kafka\'s truncation, cut out only the damaged byte ranges and keep every valid batch and segment after them (the log then has an offset gap, as a compacted log does)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l ignore-lock -d 'Write even if a process holds the log dir\'s .lock (dangerous)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s V -l version -d 'Print version'

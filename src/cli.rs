@@ -302,6 +302,11 @@ pub struct RecoverArgs {
     /// Carry the plan out
     #[arg(long)]
     pub apply: bool,
+    /// Instead of Kafka's truncation, cut out only the damaged byte ranges
+    /// and keep every valid batch and segment after them (the log then has
+    /// an offset gap, as a compacted log does)
+    #[arg(long, conflicts_with = "undo")]
+    pub salvage: bool,
     /// Write options
     #[command(flatten)]
     pub write: WriteArgs,

@@ -7,6 +7,7 @@ mod generate;
 mod locate;
 mod rebuild_index;
 mod recover;
+mod recover_salvage;
 mod retention_report;
 mod salvage;
 mod time_arg;

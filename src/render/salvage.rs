@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::OutputFormat;
 use crate::inspect::salvage::report::{Kept, LostOffsets};
-use crate::inspect::salvage::{Damage, SalvageReport};
+use crate::inspect::salvage::{CutCost, Damage, SalvageReport};
 use crate::logdir::file_name::segment_file_name;
 
 /// Writes `report` in `format`.
@@ -179,4 +179,69 @@ fn report_json(report: &SalvageReport) -> Value {
         "segments": segments,
         "kafkaCut": cut,
     })
+}
+
+/// Writes, loudly, what keeping the data after the cuts costs (as one
+/// `"type": "salvageCost"` object in JSON).
+pub fn write_cost(
+    out: &mut impl Write,
+    partition: &str,
+    cost: &CutCost,
+    format: OutputFormat,
+) -> io::Result<()> {
+    if format == OutputFormat::Json {
+        let value = json!({
+            "type": "salvageCost",
+            "partition": partition,
+            "openTransactions": cost.open_transactions.iter().map(|t| json!({
+                "producerId": t.producer_id,
+                "producerEpoch": t.producer_epoch,
+                "firstOffset": t.first_offset,
+                "endedBy": t.ended_by,
+            })).collect::<Vec<_>>(),
+            "sequenceGaps": cost.sequence_gaps.iter().map(|g| json!({
+                "producerId": g.producer_id,
+                "epochBefore": g.before.0,
+                "lastSequenceBefore": g.before.1,
+                "epochAfter": g.after.0,
+                "firstSequenceAfter": g.after.1,
+                "offsetAfter": g.offset_after,
+            })).collect::<Vec<_>>(),
+            "epochsStartingInCuts": cost.epochs_starting_in_cuts,
+        });
+        serde_json::to_writer(&mut *out, &value)?;
+        return writeln!(out);
+    }
+    for t in &cost.open_transactions {
+        let fate = match t.ended_by {
+            Some(marker) => format!(
+                "the producer's next marker, at offset {marker}, now ends everything from offset {}: if the cut held this transaction's own marker, its records take that marker's outcome",
+                t.first_offset
+            ),
+            None => format!(
+                "no marker follows: it holds the last stable offset at {0} and read_committed consumers stop there. Fix: `kafka-transactions.sh --bootstrap-server … abort --topic <topic> --partition <n> --start-offset {0}`",
+                t.first_offset
+            ),
+        };
+        writeln!(
+            out,
+            "  WARNING {partition}: producer {} (epoch {}) has a transaction from offset {} that spans a cut, so its COMMIT or ABORT marker may have been cut; {fate}",
+            t.producer_id, t.producer_epoch, t.first_offset
+        )?;
+    }
+    for g in &cost.sequence_gaps {
+        writeln!(
+            out,
+            "  WARNING {partition}: producer {} resumes at epoch {} sequence {} (offset {}) after a cut; before it, it was at epoch {} sequence {}: the records in between are gone, and Kafka will not notice",
+            g.producer_id, g.after.0, g.after.1, g.offset_after, g.before.0, g.before.1
+        )?;
+    }
+    for e in &cost.epochs_starting_in_cuts {
+        writeln!(
+            out,
+            "  WARNING {partition}: leader epoch {} starts at offset {}, which was cut; the leader-epoch-checkpoint entry is kept as it is (as after compaction, the epoch begins in the gap)",
+            e.epoch, e.start_offset
+        )?;
+    }
+    Ok(())
 }

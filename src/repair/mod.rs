@@ -9,6 +9,7 @@ pub mod error;
 pub mod index_rebuild;
 pub mod lock;
 pub mod recovery;
+pub mod salvage;
 pub mod write;
 
 pub use backup::Backup;

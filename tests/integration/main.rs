@@ -21,6 +21,7 @@ mod producer_expiry;
 mod properties;
 mod readme;
 mod rebuild_index;
+mod recover_salvage;
 mod regressions;
 mod salvage;
 mod scripted_use;

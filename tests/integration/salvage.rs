@@ -11,15 +11,15 @@ use super::util::{copy_dir, json_lines, kseg, stderr};
 
 /// A batch of the view: its file, position, size and offsets.
 #[derive(Debug, Clone)]
-struct ViewBatch {
-    file: String,
-    position: u64,
-    size: u64,
-    base: i64,
-    last: i64,
+pub struct ViewBatch {
+    pub file: String,
+    pub position: u64,
+    pub size: u64,
+    pub base: i64,
+    pub last: i64,
 }
 
-fn view_batches(view: &Value, pick: impl Fn(&Value) -> bool) -> Vec<ViewBatch> {
+pub fn view_batches(view: &Value, pick: impl Fn(&Value) -> bool) -> Vec<ViewBatch> {
     let mut out = Vec::new();
     for segment in view["segments"].as_array().unwrap() {
         let file = segment["log"]["file"].as_str().unwrap();
@@ -39,7 +39,7 @@ fn view_batches(view: &Value, pick: impl Fn(&Value) -> bool) -> Vec<ViewBatch> {
 }
 
 /// A copy of the case's partition, its view, and a temp dir keeping it.
-fn copy_of(case_name: &str) -> (tempfile::TempDir, std::path::PathBuf, Value) {
+pub fn copy_of(case_name: &str) -> (tempfile::TempDir, std::path::PathBuf, Value) {
     let case = cases().into_iter().find(|c| c.name == case_name).unwrap();
     let p = &case.partitions()[0];
     let tmp = tempfile::tempdir().unwrap();
@@ -48,14 +48,14 @@ fn copy_of(case_name: &str) -> (tempfile::TempDir, std::path::PathBuf, Value) {
     (tmp, dir, p.view.clone())
 }
 
-fn damage(dir: &Path, file: &str, at: u64, bytes: &[u8]) {
+pub fn damage(dir: &Path, file: &str, at: u64, bytes: &[u8]) {
     let path = dir.join(file);
     let mut data = std::fs::read(&path).unwrap();
     data[at as usize..at as usize + bytes.len()].copy_from_slice(bytes);
     std::fs::write(&path, data).unwrap();
 }
 
-fn flip(dir: &Path, file: &str, at: u64) {
+pub fn flip(dir: &Path, file: &str, at: u64) {
     let data = std::fs::read(dir.join(file)).unwrap();
     damage(dir, file, at, &[data[at as usize] ^ 0x20]);
 }

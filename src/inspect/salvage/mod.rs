@@ -8,11 +8,13 @@
 //! range, the offsets lost in it, what was kept after it, and the segments
 //! Kafka would delete.
 
+pub mod cost;
 pub mod filter;
 pub mod partition;
 pub mod read;
 pub mod report;
 
+pub use cost::{CostTracker, CutCost};
 pub use filter::RecordFilter;
 pub use partition::{partition_name, read_partition};
 pub use read::{Event, ReadOptions, read_segment};
