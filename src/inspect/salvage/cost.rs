@@ -172,3 +172,104 @@ impl CostTracker {
         }
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::format::encode::{BatchSpec, RecordSpec, encode_batch};
+    use crate::format::resync::DamagedRange;
+    use crate::format::{BatchIter, BatchSummary, FormatError, FormatErrorKind};
+    use crate::inspect::salvage::ReportBuilder;
+    use crate::logdir::Segment;
+
+    fn summary(base: i64, producer: i64, sequence: i32, transactional: bool) -> BatchSummary {
+        let bytes = encode_batch(&BatchSpec {
+            base_offset: base,
+            producer_id: producer,
+            producer_epoch: 0,
+            base_sequence: sequence,
+            transactional,
+            records: vec![RecordSpec::default()],
+            ..BatchSpec::default()
+        });
+        let batch = BatchIter::new(&bytes, 0).next().unwrap().unwrap();
+        batch.summary(&mut Vec::new(), 1 << 20).unwrap()
+    }
+
+    #[test]
+    fn names_open_transactions_sequence_gaps_and_cut_epochs() {
+        let cut = Event::Damage(DamagedRange {
+            start: 100,
+            end: 200,
+            why: FormatError::new(100, FormatErrorKind::Invalid("x")),
+        });
+        let batches = [
+            summary(0, 7, 0, true),
+            summary(1, 8, 0, false),
+            summary(3, 8, 2, false),
+            summary(4, 9, 0, false),
+        ];
+        let mut tracker = CostTracker::default();
+        let mut report = ReportBuilder::new("p-0");
+        report.begin_segment(&Segment::new(std::path::Path::new("/nonexistent"), 0));
+        let events = [
+            Event::Batch {
+                summary: &batches[0],
+                kept: &[],
+                records: 1,
+            },
+            Event::Batch {
+                summary: &batches[1],
+                kept: &[],
+                records: 1,
+            },
+            cut,
+            Event::Batch {
+                summary: &batches[2],
+                kept: &[],
+                records: 1,
+            },
+            Event::Batch {
+                summary: &batches[3],
+                kept: &[],
+                records: 1,
+            },
+        ];
+        for e in &events {
+            tracker.event(e);
+            report.event(e);
+        }
+        report.end_segment(None);
+        let epochs = [
+            LeaderEpochEntry {
+                epoch: 0,
+                start_offset: 0,
+            },
+            LeaderEpochEntry {
+                epoch: 1,
+                start_offset: 2,
+            },
+        ];
+        let cost = tracker.finish(&report.finish(), &epochs);
+        assert_eq!(
+            cost.open_transactions,
+            [OpenTransaction {
+                producer_id: 7,
+                producer_epoch: 0,
+                first_offset: 0,
+                ended_by: None
+            }]
+        );
+        assert_eq!(
+            cost.sequence_gaps,
+            [SequenceGap {
+                producer_id: 8,
+                before: (0, 0),
+                after: (0, 2),
+                offset_after: 3
+            }]
+        );
+        assert_eq!(cost.epochs_starting_in_cuts, [epochs[1]]);
+    }
+}
