@@ -6,7 +6,8 @@
 //! - `rebuild-index --check` on the same segment (header walk, no CRC);
 //! - `verify` on a log dir of several segments, one thread and all cores,
 //!   and one thread restoring the page cache;
-//! - `locate` on a partition of 10,000 segments.
+//! - `locate` on a partition of 10,000 segments;
+//! - `salvage` on a 256 MiB segment of garbage with a few valid batches.
 //!
 //! `cargo bench --bench throughput -- [--size-mib N] [--work-dir DIR]`
 //! (default 1024 MiB in a temporary directory; the data is written once).
@@ -131,6 +132,44 @@ fn write_many_segments(dir: &Path, segments: usize) {
         batch += 1;
     }
     w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+}
+
+/// A 256 MiB segment of pseudo-random garbage with 8 valid batches spread
+/// through it: the resync scan's worst case, nearly every byte a position to
+/// judge and almost none worth a CRC.
+fn write_garbage(dir: &Path) {
+    if dir.exists() {
+        return;
+    }
+    std::fs::create_dir_all(dir).unwrap();
+    let size = 256usize << 20;
+    let mut data = Vec::with_capacity(size + (1 << 20));
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next_batch = 0;
+    while data.len() < size {
+        if data.len() >= next_batch * (size / 8) {
+            let records = (0..4)
+                .map(|i| RecordSpec {
+                    timestamp: 1_700_000_000_000 + i,
+                    value: Some(fixture_value(next_batch as i64 * 4 + i, 200)),
+                    ..RecordSpec::default()
+                })
+                .collect();
+            data.extend(kseg::format::encode::encode_batch(&BatchSpec {
+                base_offset: next_batch as i64 * 100,
+                records,
+                ..BatchSpec::default()
+            }));
+            next_batch += 1;
+        }
+        for _ in 0..512 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            data.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    std::fs::write(dir.join("00000000000000000000.log"), data).unwrap();
 }
 
 fn plain_read(paths: &[PathBuf]) -> Duration {
@@ -272,6 +311,9 @@ fn main() {
     write_idempotent(&idempotent, size_mib << 20);
     write_idempotent(&idempotent_small, (size_mib / 4).max(1) << 20);
 
+    let garbage = work.join("garbage256-0");
+    write_garbage(&garbage);
+
     let big_log = logs(&big);
     let bytes = std::fs::metadata(&big_log[0]).unwrap().len();
     plain_read(&big_log);
@@ -384,5 +426,20 @@ fn main() {
         trace["index"]["probes"].as_array().map_or(0, Vec::len),
         trace["indexBytesRead"],
         trace["logBytesRead"]
+    );
+
+    let garbage_logs = logs(&garbage);
+    let garbage_bytes = std::fs::metadata(&garbage_logs[0]).unwrap().len();
+    plain_read(&garbage_logs);
+    let garbage_dir = garbage.to_str().unwrap().to_string();
+    let salvage = paired(
+        || plain_read(&garbage_logs),
+        || run(&["salvage", &garbage_dir], None).0,
+    );
+    println!(
+        "salvage of a {} MiB segment of garbage with 8 valid batches: {:.0} MiB/s = {} plain read",
+        garbage_bytes >> 20,
+        mib_s(garbage_bytes, salvage.best_cmd),
+        salvage
     );
 }

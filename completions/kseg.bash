@@ -22,6 +22,9 @@ _kseg() {
             kseg,dump)
                 cmd="kseg__subcmd__dump"
                 ;;
+            kseg,export)
+                cmd="kseg__subcmd__export"
+                ;;
             kseg,generate)
                 cmd="kseg__subcmd__generate"
                 ;;
@@ -43,6 +46,9 @@ _kseg() {
             kseg,retention-report)
                 cmd="kseg__subcmd__retention__subcmd__report"
                 ;;
+            kseg,salvage)
+                cmd="kseg__subcmd__salvage"
+                ;;
             kseg,verify)
                 cmd="kseg__subcmd__verify"
                 ;;
@@ -51,6 +57,9 @@ _kseg() {
                 ;;
             kseg__subcmd__help,dump)
                 cmd="kseg__subcmd__help__subcmd__dump"
+                ;;
+            kseg__subcmd__help,export)
+                cmd="kseg__subcmd__help__subcmd__export"
                 ;;
             kseg__subcmd__help,generate)
                 cmd="kseg__subcmd__help__subcmd__generate"
@@ -73,6 +82,9 @@ _kseg() {
             kseg__subcmd__help,retention-report)
                 cmd="kseg__subcmd__help__subcmd__retention__subcmd__report"
                 ;;
+            kseg__subcmd__help,salvage)
+                cmd="kseg__subcmd__help__subcmd__salvage"
+                ;;
             kseg__subcmd__help,verify)
                 cmd="kseg__subcmd__help__subcmd__verify"
                 ;;
@@ -83,7 +95,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge restore generate help"
+            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -156,6 +168,56 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__export)
+            opts="-h -V --format --encoding --key-separator --null-marker --from-offset --to-offset --from-time --to-time --include-control --salvage --max-decompressed-bytes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "json line" -- "${cur}"))
+                    return 0
+                    ;;
+                --encoding)
+                    COMPREPLY=($(compgen -W "utf8 hex base64" -- "${cur}"))
+                    return 0
+                    ;;
+                --key-separator)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --null-marker)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from-time)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to-time)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__generate)
             opts="-h -V --out-dir --help --version completions man testdata"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -175,7 +237,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump locate verify recover retention-report rebuild-index diverge restore generate help"
+            opts="dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -203,6 +265,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__dump)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -314,6 +390,20 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__help__subcmd__salvage)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__help__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -377,7 +467,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__recover)
-            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --undo --apply --backup-dir --ignore-lock --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --undo --apply --salvage --backup-dir --ignore-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -460,6 +550,24 @@ _kseg() {
                     return 0
                     ;;
                 --high-watermark)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__salvage)
+            opts="-h -V --json --max-decompressed-bytes --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --max-decompressed-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -33,6 +33,8 @@ complete -c kseg -n "__fish_kseg_needs_command" -f -a "recover" -d 'Do offline w
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "retention-report" -d 'Explain when retention deletes each segment, and why old data is still there'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "rebuild-index" -d 'Rebuild missing or corrupt .index/.timeindex files as Kafka would'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "diverge" -d 'What each replica of a partition truncates when it follows, and which records that loses'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "export" -d 'Print every record as NDJSON or as lines a producer can replay'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "salvage" -d 'Report what reading past damage keeps that Kafka\'s recovery throws away (dry)'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "restore" -d 'Put back every file a writing command replaced, from its backup directory'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -90,6 +92,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand recover" -l backup-dir -d 'Whe
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l deep -d 'Also decompress and decode every record and check it against its batch'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l json -d 'Output as newline-delimited JSON, one object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l apply -d 'Carry the plan out'
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l salvage -d 'Instead of Kafka\'s truncation, cut out only the damaged byte ranges and keep every valid batch and segment after them (the log then has an offset gap, as a compacted log does)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l ignore-lock -d 'Write even if a process holds the log dir\'s .lock (dangerous)'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -s V -l version -d 'Print version'
@@ -119,19 +122,41 @@ complete -c kseg -n "__fish_kseg_using_subcommand diverge" -l export -d 'Write e
 complete -c kseg -n "__fish_kseg_using_subcommand diverge" -l json -d 'Newline-delimited JSON, one object per follower'
 complete -c kseg -n "__fish_kseg_using_subcommand diverge" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand diverge" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l format -d 'Output form' -r -f -a "json\t'One JSON object per record'
+line\t'KEY<separator>VALUE lines, as kafka-console-producer (parse.key=true) and kcat -K read them'"
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l encoding -d 'How keys, values and header values are written in JSON' -r -f -a "utf8\t'UTF-8 text, falling back to hex for bytes that are not valid UTF-8'
+hex\t'Lower-case hex'
+base64\t'Base64'"
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l key-separator -d 'Between key and value in --format line [default: a tab, as the console producer\'s key.separator]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l null-marker -d 'Stands for a null key or value in --format line (the console producer\'s null.marker)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l from-offset -d 'First offset exported' -r
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l to-offset -d 'Last offset exported' -r
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l from-time -d 'Earliest timestamp exported: epoch ms, RFC 3339 or an age like 1h' -r
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l to-time -d 'Latest timestamp exported: epoch ms, RFC 3339 or an age like 1h' -r
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l max-decompressed-bytes -d 'Largest batch, and largest decompressed batch, kseg will hold in memory, in bytes' -r
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l include-control -d 'Also export control records (transaction markers, KRaft control records)'
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l salvage -d 'Read past damaged batches: resynchronize at the next batch that validates'
+complete -c kseg -n "__fish_kseg_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kseg -n "__fish_kseg_using_subcommand export" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand salvage" -l max-decompressed-bytes -d 'Largest batch, and largest decompressed batch, kseg will hold in memory, in bytes' -r
+complete -c kseg -n "__fish_kseg_using_subcommand salvage" -l json -d 'One JSON object per partition'
+complete -c kseg -n "__fish_kseg_using_subcommand salvage" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand salvage" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -l ignore-lock -d 'Write even if a process holds the log dir\'s .lock (dangerous)'
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -l out-dir -d 'Directory to write into' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge restore generate help" -f -a "dump" -d 'Print the contents of Kafka data files, as kafka-dump-log.sh does'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge restore generate help" -f -a "locate" -d 'Trace Kafka\'s lookup of an offset or a timestamp, step by step'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge restore generate help" -f -a "verify" -d 'Check CRCs and structure, and say what Kafka\'s recovery will do on its next start'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge restore generate help" -f -a "recover" -d 'Do offline what Kafka\'s recovery would do (a dry run unless --apply)'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge restore generate help" -f -a "retention-report" -d 'Explain when retention deletes each segment, and why old data is still there'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge restore generate help" -f -a "rebuild-index" -d 'Rebuild missing or corrupt .index/.timeindex files as Kafka would'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge restore generate help" -f -a "diverge" -d 'What each replica of a partition truncates when it follows, and which records that loses'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge restore generate help" -f -a "restore" -d 'Put back every file a writing command replaced, from its backup directory'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge restore generate help" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge restore generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "dump" -d 'Print the contents of Kafka data files, as kafka-dump-log.sh does'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "locate" -d 'Trace Kafka\'s lookup of an offset or a timestamp, step by step'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "verify" -d 'Check CRCs and structure, and say what Kafka\'s recovery will do on its next start'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "recover" -d 'Do offline what Kafka\'s recovery would do (a dry run unless --apply)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "retention-report" -d 'Explain when retention deletes each segment, and why old data is still there'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "rebuild-index" -d 'Rebuild missing or corrupt .index/.timeindex files as Kafka would'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "diverge" -d 'What each replica of a partition truncates when it follows, and which records that loses'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "export" -d 'Print every record as NDJSON or as lines a producer can replay'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "salvage" -d 'Report what reading past damage keeps that Kafka\'s recovery throws away (dry)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "restore" -d 'Put back every file a writing command replaced, from its backup directory'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -16,6 +16,7 @@ mapfile -t indexes < <(find ../testdata "$corpus_root" -name '*index' | sort)
 mapfile -t texts < <(find ../testdata "$corpus_root" \( -name '*.snapshot' -o -name '*checkpoint' -o -name 'partition.metadata' -o -name 'meta.properties' \) | sort)
 seed segment_walk "${logs[@]}"
 seed recovery_walk "${logs[@]}"
+seed salvage_scan "${logs[@]}"
 seed indexes "${indexes[@]}"
 seed text_and_snapshots "${texts[@]}"
 mkdir -p corpus/codecs

@@ -31,6 +31,10 @@ pub enum Command {
     RebuildIndex(RebuildIndexArgs),
     /// What each replica of a partition truncates when it follows, and which records that loses
     Diverge(DivergeArgs),
+    /// Print every record as NDJSON or as lines a producer can replay
+    Export(ExportArgs),
+    /// Report what reading past damage keeps that Kafka's recovery throws away (dry)
+    Salvage(SalvageArgs),
     /// Put back every file a writing command replaced, from its backup directory
     Restore(RestoreArgs),
     /// Generate completions, man pages or the bundled test data
@@ -350,6 +354,11 @@ pub struct RecoverArgs {
     /// Carry the plan out
     #[arg(long)]
     pub apply: bool,
+    /// Instead of Kafka's truncation, cut out only the damaged byte ranges
+    /// and keep every valid batch and segment after them (the log then has
+    /// an offset gap, as a compacted log does)
+    #[arg(long, conflicts_with = "undo")]
+    pub salvage: bool,
     /// Write options
     #[command(flatten)]
     pub write: WriteArgs,
@@ -393,4 +402,93 @@ pub struct RetentionReportArgs {
     /// One JSON object per partition
     #[arg(long)]
     pub json: bool,
+}
+
+/// How `kseg export` writes records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormatArg {
+    /// One JSON object per record
+    Json,
+    /// KEY<separator>VALUE lines, as kafka-console-producer (parse.key=true) and kcat -K read them
+    Line,
+}
+
+/// Arguments of `kseg export`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Records come in offset order, one partition after another. Bounds are \
+inclusive. Reading stops at a damaged batch (file and byte position on stderr, exit 1), as \
+Kafka's readers stop; --salvage reads on from the next batch that validates and prints the \
+salvage report on stderr (exit 1 when anything was damaged).\n\
+JSON fields: partition, offset, timestamp, timestampType, key, value, headers [{key, value}], \
+producerId, producerEpoch, isTransactional, isControl (and controlType for control records). \
+With --encoding utf8, bytes that are not valid UTF-8 are written in hex and marked by a sibling \
+keyEncoding/valueEncoding field set to \"hex\".\n\
+--format line writes KEY<separator>VALUE lines for `kafka-console-producer --property \
+parse.key=true --property key.separator=<separator>` (add `--property null.marker=<marker>` with \
+--null-marker) or `kcat -P -K <separator>`. Both split at the first separator, so a key must not \
+hold it; a record that cannot be written so that it reads back as itself (not UTF-8, a line \
+break, a null without --null-marker) stops the export with its offset named (exit 2). Headers are \
+left out of lines (counted on stderr)."
+)]
+pub struct ExportArgs {
+    /// A segment .log, a partition directory or a log dir
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Output form
+    #[arg(long, value_enum, default_value_t = ExportFormatArg::Json)]
+    pub format: ExportFormatArg,
+    /// How keys, values and header values are written in JSON
+    #[arg(long, value_enum, default_value_t = EncodingArg::Utf8)]
+    pub encoding: EncodingArg,
+    /// Between key and value in --format line [default: a tab, as the console producer's key.separator]
+    #[arg(
+        long,
+        value_name = "SEP",
+        default_value = "\t",
+        hide_default_value = true
+    )]
+    pub key_separator: String,
+    /// Stands for a null key or value in --format line (the console producer's null.marker)
+    #[arg(long, value_name = "TEXT")]
+    pub null_marker: Option<String>,
+    /// First offset exported
+    #[arg(long, value_name = "OFFSET")]
+    pub from_offset: Option<i64>,
+    /// Last offset exported
+    #[arg(long, value_name = "OFFSET")]
+    pub to_offset: Option<i64>,
+    /// Earliest timestamp exported: epoch ms, RFC 3339 or an age like 1h
+    #[arg(long, value_name = "TIME")]
+    pub from_time: Option<String>,
+    /// Latest timestamp exported: epoch ms, RFC 3339 or an age like 1h
+    #[arg(long, value_name = "TIME")]
+    pub to_time: Option<String>,
+    /// Also export control records (transaction markers, KRaft control records)
+    #[arg(long)]
+    pub include_control: bool,
+    /// Read past damaged batches: resynchronize at the next batch that validates
+    #[arg(long)]
+    pub salvage: bool,
+    /// Largest batch, and largest decompressed batch, kseg will hold in memory, in bytes
+    #[arg(long, value_name = "BYTES", default_value_t = 128 << 20)]
+    pub max_decompressed_bytes: usize,
+}
+
+/// Arguments of `kseg salvage`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Writes nothing. Exit 0 when nothing is damaged, 1 otherwise. \
+`kseg export --salvage` writes the records kept."
+)]
+pub struct SalvageArgs {
+    /// A segment .log, a partition directory or a log dir
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// One JSON object per partition
+    #[arg(long)]
+    pub json: bool,
+    /// Largest batch, and largest decompressed batch, kseg will hold in memory, in bytes
+    #[arg(long, value_name = "BYTES", default_value_t = 128 << 20)]
+    pub max_decompressed_bytes: usize,
 }

@@ -3,11 +3,14 @@
 
 mod diverge;
 mod dump;
+mod export;
 mod generate;
 mod locate;
 mod rebuild_index;
 mod recover;
+mod recover_salvage;
 mod retention_report;
+mod salvage;
 mod time_arg;
 mod verify;
 
@@ -26,6 +29,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::RetentionReport(args) => retention_report::run(&args),
         Command::RebuildIndex(args) => rebuild_index::run(&args),
         Command::Diverge(args) => diverge::run(&args),
+        Command::Export(args) => export::run(&args),
+        Command::Salvage(args) => salvage::run(&args),
         Command::Restore(args) => {
             for path in kseg::repair::backup::restore(&args.backup, args.ignore_lock)? {
                 println!("restored {}", path.display());

@@ -18,6 +18,9 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::Ok);
     }
+    if args.salvage {
+        return super::recover_salvage::run(args);
+    }
     // With --apply the log dirs are locked before they are read, and held
     // until the end: a broker starting meanwhile cannot take them.
     let locks = if args.apply && !args.write.ignore_lock {

@@ -23,6 +23,7 @@ pub mod producer_snapshot;
 pub mod properties;
 pub mod quorum_state;
 pub mod record;
+pub mod resync;
 pub mod time_index;
 pub mod txn_index;
 

@@ -3,8 +3,9 @@
 //! `.index`/`.timeindex` files should hold ([`index`]), what the broker's
 //! log loading will truncate, rebuild and delete ([`recovery`]), what
 //! producer state it rebuilds on the way ([`producer`]), when retention
-//! deletes each segment ([`retention`]), and what each replica of a partition
-//! truncates when it follows the leader ([`diverge`]). Nothing here writes.
+//! deletes each segment ([`retention`]), what each replica of a partition
+//! truncates when it follows the leader ([`diverge`]), and what survives
+//! past the damage where recovery stops ([`salvage`]). Nothing here writes.
 //!
 //! The materialized state of Kafka's internal topics (consumer groups and
 //! their offsets, transactions, the cluster metadata image) is a question of
@@ -17,3 +18,4 @@ pub mod locate;
 pub mod producer;
 pub mod recovery;
 pub mod retention;
+pub mod salvage;

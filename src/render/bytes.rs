@@ -24,14 +24,31 @@ impl ByteEncoding {
             Self::Base64 => base64(bytes),
         }
     }
+
+    /// Renders `bytes` in this encoding, and says whether UTF-8 fell back
+    /// to hex (the bytes are not valid UTF-8), so that output can mark it.
+    pub fn render_marked(self, bytes: &[u8]) -> (String, bool) {
+        match (self, std::str::from_utf8(bytes)) {
+            (Self::Utf8, Ok(s)) => (s.to_string(), false),
+            (Self::Utf8, Err(_)) => (hex(bytes), true),
+            _ => (self.render(bytes), false),
+        }
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    out
 }
 
 fn base64(bytes: &[u8]) -> String {
-    crate::format::base64::standard(bytes)
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 #[cfg(test)]
@@ -49,5 +66,17 @@ mod tests {
         assert_eq!(ByteEncoding::Hex.render(&[0xde, 0x01]), "de01");
         assert_eq!(ByteEncoding::Utf8.render(&[0xff, 0x41]), "ff41");
         assert_eq!(ByteEncoding::Utf8.render(b"key-1"), "key-1");
+        assert_eq!(
+            ByteEncoding::Utf8.render_marked(&[0xff]),
+            ("ff".to_string(), true)
+        );
+        assert_eq!(
+            ByteEncoding::Utf8.render_marked(b"k"),
+            ("k".to_string(), false)
+        );
+        assert_eq!(
+            ByteEncoding::Hex.render_marked(b"k"),
+            ("6b".to_string(), false)
+        );
     }
 }

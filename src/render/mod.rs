@@ -5,11 +5,13 @@ pub mod bytes;
 pub mod decoded;
 pub mod diverge;
 pub mod dump;
+pub mod export;
 pub mod index_rebuild;
 pub mod locate;
 pub mod output_format;
 pub mod recovery;
 pub mod retention;
+pub mod salvage;
 pub mod time;
 
 pub use bytes::ByteEncoding;

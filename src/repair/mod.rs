@@ -12,6 +12,7 @@ pub mod lock;
 pub mod lost_export;
 pub mod ownership;
 pub mod recovery;
+pub mod salvage;
 pub mod write;
 
 pub use backup::Backup;

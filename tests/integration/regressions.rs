@@ -38,6 +38,7 @@ fn segment_inputs_found_by_fuzzing_do_not_crash_any_command() {
     for input in inputs("segment_walk")
         .into_iter()
         .chain(inputs("recovery_walk"))
+        .chain(inputs("salvage_scan"))
     {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("fuzz-0");
@@ -63,6 +64,16 @@ fn segment_inputs_found_by_fuzzing_do_not_crash_any_command() {
             &input,
         );
         assert_no_crash(&["verify".as_ref(), dir.as_os_str()], &input);
+        assert_no_crash(&["salvage".as_ref(), dir.as_os_str()], &input);
+        assert_no_crash(
+            &[
+                "export".as_ref(),
+                "--salvage".as_ref(),
+                "--include-control".as_ref(),
+                dir.as_os_str(),
+            ],
+            &input,
+        );
         assert_no_crash(
             &[
                 "rebuild-index".as_ref(),

@@ -1,0 +1,145 @@
+//! `kseg export PATH…`: every record, in offset order, as NDJSON or as
+//! lines a producer can replay; `--salvage` reads past damage.
+
+use std::io::{self, BufWriter, Write};
+use std::ops::ControlFlow;
+
+use kseg::format::record::parse_control_record;
+use kseg::inspect::salvage::{Event, ReadOptions, RecordFilter, partition_name, read_partition};
+use kseg::logdir::target::resolve;
+use kseg::render::ByteEncoding;
+use kseg::render::export::{ExportedRecord, LineForm, Unrepresentable, write_json};
+use kseg::render::salvage::write_damages;
+
+use super::time_arg::parse_time;
+use crate::cli::{EncodingArg, ExportArgs, ExportFormatArg};
+use crate::exit_code::ExitCode;
+
+/// Where the export of one partition stopped early.
+enum Stop {
+    /// Writing stdout failed.
+    Output(io::Error),
+    /// A record the line form cannot carry.
+    Line(Unrepresentable),
+}
+
+/// The byte encoding an `--encoding` names.
+pub fn encoding(arg: EncodingArg) -> ByteEncoding {
+    match arg {
+        EncodingArg::Utf8 => ByteEncoding::Utf8,
+        EncodingArg::Hex => ByteEncoding::Hex,
+        EncodingArg::Base64 => ByteEncoding::Base64,
+    }
+}
+
+fn filter(args: &ExportArgs) -> anyhow::Result<RecordFilter> {
+    let time = |t: &Option<String>, default| t.as_deref().map_or(Ok(default), parse_time);
+    Ok(RecordFilter {
+        from_offset: args.from_offset.unwrap_or(i64::MIN),
+        to_offset: args.to_offset.unwrap_or(i64::MAX),
+        from_time: time(&args.from_time, i64::MIN)?,
+        to_time: time(&args.to_time, i64::MAX)?,
+        include_control: args.include_control,
+    })
+}
+
+/// Runs `kseg export`.
+pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
+    let line = (args.format == ExportFormatArg::Line).then(|| LineForm {
+        separator: args.key_separator.clone(),
+        null_marker: args.null_marker.clone(),
+    });
+    if line.is_some() && args.encoding != EncodingArg::Utf8 {
+        anyhow::bail!("--format line writes keys and values as they are; --encoding is for JSON");
+    }
+    if line
+        .as_ref()
+        .is_some_and(|l| l.separator.is_empty() || l.separator.contains(['\n', '\r']))
+    {
+        anyhow::bail!("--key-separator must be non-empty and hold no line break");
+    }
+    let options = ReadOptions {
+        salvage: args.salvage,
+        max_batch_bytes: args.max_decompressed_bytes,
+        filter: filter(args)?,
+    };
+    let encoding = encoding(args.encoding);
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut code = ExitCode::Ok;
+    let mut with_headers = 0u64;
+    for path in &args.paths {
+        for target in resolve(path)? {
+            let partition = partition_name(&target);
+            let mut stop = None;
+            let report = read_partition(&target, options, |segment, event| {
+                let (summary, kept) = match event {
+                    Event::Batch { summary, kept, .. } => (summary, kept),
+                    Event::Damage(range) => {
+                        if !args.salvage {
+                            eprintln!(
+                                "kseg: {}: {}: reading stops here, as Kafka's readers stop (--salvage reads past it)",
+                                segment.log_path().display(),
+                                range.why
+                            );
+                        }
+                        return ControlFlow::Continue(());
+                    }
+                };
+                for record in kept {
+                    let control = summary
+                        .is_control
+                        .then(|| parse_control_record(record).ok())
+                        .flatten();
+                    let exported = ExportedRecord {
+                        partition: &partition,
+                        batch: summary,
+                        record,
+                        control: control.as_ref(),
+                    };
+                    let written = match &line {
+                        None => write_json(&mut out, &exported, encoding).map(Ok),
+                        Some(form) => {
+                            with_headers += u64::from(!record.headers.is_empty());
+                            form.write(&mut out, &exported)
+                        }
+                    };
+                    match written {
+                        Ok(Ok(())) => {}
+                        Ok(Err(why)) => {
+                            stop = Some(Stop::Line(why));
+                            return ControlFlow::Break(());
+                        }
+                        Err(e) => {
+                            stop = Some(Stop::Output(e));
+                            return ControlFlow::Break(());
+                        }
+                    }
+                }
+                ControlFlow::Continue(())
+            })?;
+            match stop {
+                Some(Stop::Output(e)) => return Err(e.into()),
+                Some(Stop::Line(why)) => {
+                    out.flush()?;
+                    eprintln!(
+                        "kseg: {partition}: {why}: the line form cannot carry this record so that it reads back as itself; export stopped (the JSON form carries every record)"
+                    );
+                    return Ok(ExitCode::Error);
+                }
+                None => {}
+            }
+            if !report.is_clean() {
+                code = ExitCode::Findings;
+                if args.salvage {
+                    out.flush()?;
+                    write_damages(&mut io::stderr().lock(), &report, "kseg: salvaged past ")?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    if with_headers > 0 {
+        eprintln!("kseg: {with_headers} records had headers, which the line form leaves out");
+    }
+    Ok(code)
+}
