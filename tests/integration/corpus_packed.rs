@@ -1,25 +1,25 @@
 //! The packed copy of the corpus (`tests/corpus/kafka-corpus.tar.zst`,
 //! what a fresh clone's tests read) holds exactly what `../shared/corpus`
 //! holds, file for file and byte for byte, whenever both are here.
+//! Modification times are not compared: `../shared/corpus` is copied onto
+//! each machine when it is prepared, so its files carry that moment, not
+//! Kafka's, and no corpus fact depends on them.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use super::corpus::unpacked;
 use super::util::repo;
 
-/// Every file under `root`, by path relative to it: its bytes and mtime
-/// (whole seconds, as tar keeps it).
-fn files(root: &Path) -> BTreeMap<PathBuf, (Vec<u8>, i64)> {
+/// Every file under `root`, by path relative to it, with its bytes.
+fn files(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     walkdir::WalkDir::new(root)
         .into_iter()
         .map(|e| e.unwrap())
         .filter(|e| e.file_type().is_file())
         .map(|e| {
             let relative = e.path().strip_prefix(root).unwrap().to_path_buf();
-            let mtime = e.metadata().unwrap().mtime();
-            (relative, (std::fs::read(e.path()).unwrap(), mtime))
+            (relative, std::fs::read(e.path()).unwrap())
         })
         .collect()
 }
