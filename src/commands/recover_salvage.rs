@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use kseg::format::checkpoint::{LeaderEpochEntry, parse_leader_epoch_checkpoint};
 use kseg::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use kseg::inspect::salvage::{
+use kseg::inspect::recovery::salvage::{
     CostTracker, ReadOptions, RecordFilter, SalvageReport, read_partition,
 };
 use kseg::logdir::target::{Target, resolve};

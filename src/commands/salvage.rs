@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
-use kseg::inspect::salvage::{ReadOptions, RecordFilter, read_partition};
+use kseg::inspect::recovery::salvage::{ReadOptions, RecordFilter, read_partition};
 use kseg::logdir::target::resolve;
 use kseg::render::OutputFormat;
 use kseg::render::salvage::write_report;

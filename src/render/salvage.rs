@@ -5,8 +5,8 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 
 use super::OutputFormat;
-use crate::inspect::salvage::report::{Kept, LostOffsets};
-use crate::inspect::salvage::{CutCost, Damage, SalvageReport};
+use crate::inspect::recovery::salvage::report::{Kept, LostOffsets};
+use crate::inspect::recovery::salvage::{CutCost, Damage, SalvageReport};
 use crate::logdir::file_name::segment_file_name;
 
 /// Writes `report` in `format`.

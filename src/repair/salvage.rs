@@ -8,7 +8,7 @@ use std::fs;
 use super::backup::LazyBackup;
 use super::error::{AtStep, RepairError};
 use super::write::replace_file;
-use crate::inspect::salvage::SegmentSalvage;
+use crate::inspect::recovery::salvage::SegmentSalvage;
 
 /// Cuts the segment's damaged ranges out of its `.log`; returns the bytes
 /// cut. Refused when the file's size is no longer what the salvage read.

@@ -1,12 +1,14 @@
 //! What the broker does to a partition when it loads it after an unclean
 //! shutdown (`LogLoader`, `LogSegment.recover`): which segments it
 //! recovers, where it truncates, which later segments and producer
-//! snapshots it deletes, which `.txnindex` files it rebuilds, and the damage
-//! it will not see.
+//! snapshots it deletes, which `.txnindex` files it rebuilds, the damage
+//! it will not see, and what salvaging keeps past the batch where it stops
+//! ([`salvage`]).
 
 pub mod batch_audit;
 pub mod partition;
 pub mod plan;
+pub mod salvage;
 pub mod segment;
 pub mod snapshots;
 pub mod txn_index;

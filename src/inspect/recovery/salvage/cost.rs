@@ -180,7 +180,7 @@ mod tests {
     use crate::format::encode::{BatchSpec, RecordSpec, encode_batch};
     use crate::format::resync::DamagedRange;
     use crate::format::{BatchIter, BatchSummary, FormatError, FormatErrorKind};
-    use crate::inspect::salvage::ReportBuilder;
+    use crate::inspect::recovery::salvage::ReportBuilder;
     use crate::logdir::Segment;
 
     fn summary(base: i64, producer: i64, sequence: i32, transactional: bool) -> BatchSummary {
