@@ -9,9 +9,10 @@
 //!
 //! The materialized state of Kafka's internal topics (consumer groups and
 //! their offsets, transactions, the cluster metadata image and the configs
-//! it holds) is the question of `cluster/`; the decoding of those records
+//! it holds) is the question of [`cluster`]; the decoding of those records
 //! from bytes sits below, in [`crate::schema`] beside [`crate::format`].
 
+pub mod cluster;
 pub mod diverge;
 pub mod index;
 pub mod locate;
