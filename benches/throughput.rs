@@ -7,7 +7,9 @@
 //! - `verify` on a log dir of several segments, one thread and all cores,
 //!   and one thread restoring the page cache;
 //! - `locate` on a partition of 10,000 segments;
-//! - `salvage` on a 256 MiB segment of garbage with a few valid batches.
+//! - `salvage` on a 256 MiB segment of garbage with a few valid batches;
+//! - `dump --print-data-log` of a `__consumer_offsets` partition, records
+//!   decoded by Kafka's schemas against the same dump with `--no-decode`.
 //!
 //! `cargo bench --bench throughput -- [--size-mib N] [--work-dir DIR]`
 //! (default 1024 MiB in a temporary directory; the data is written once).
@@ -95,6 +97,56 @@ fn write_idempotent(dir: &Path, bytes: u64) {
         })
         .unwrap();
         written += 110;
+        batch += 1;
+    }
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+}
+
+/// `bytes` of `__consumer_offsets` batches, each 16 offset commits as the
+/// group coordinator writes them (OffsetCommitKey v1, OffsetCommitValue v3).
+fn write_offset_commits(dir: &Path, bytes: u64) {
+    if dir.exists() {
+        return;
+    }
+    fn string(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&(s.len() as i16).to_be_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+    let mut w = PartitionWriter::create(
+        dir,
+        WriterConfig {
+            segment_bytes: 100 << 20,
+            index_interval_bytes: 4096,
+        },
+    )
+    .unwrap();
+    let (mut written, mut batch) = (0, 0i64);
+    while written < bytes {
+        let records: Vec<RecordSpec> = (0..16)
+            .map(|i| {
+                let mut key = 1i16.to_be_bytes().to_vec();
+                string(&mut key, &format!("orders-app-{}", batch % 50));
+                string(&mut key, "orders");
+                key.extend_from_slice(&(i as i32).to_be_bytes());
+                let mut value = 3i16.to_be_bytes().to_vec();
+                value.extend_from_slice(&(batch * 100 + i).to_be_bytes());
+                value.extend_from_slice(&7i32.to_be_bytes());
+                string(&mut value, "");
+                value.extend_from_slice(&(1_700_000_000_000 + batch).to_be_bytes());
+                RecordSpec {
+                    timestamp: 1_700_000_000_000 + batch,
+                    key: Some(key),
+                    value: Some(value),
+                    ..RecordSpec::default()
+                }
+            })
+            .collect();
+        w.append(BatchSpec {
+            records,
+            ..BatchSpec::default()
+        })
+        .unwrap();
+        written += 16 * 70;
         batch += 1;
     }
     w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
@@ -313,6 +365,10 @@ fn main() {
 
     let garbage = work.join("garbage256-0");
     write_garbage(&garbage);
+    let offsets = work
+        .join(format!("offsets{}", size_mib / 8))
+        .join("__consumer_offsets-0");
+    write_offset_commits(&offsets, (size_mib / 8).max(1) << 20);
 
     let big_log = logs(&big);
     let bytes = std::fs::metadata(&big_log[0]).unwrap().len();
@@ -441,5 +497,19 @@ fn main() {
         garbage_bytes >> 20,
         mib_s(garbage_bytes, salvage.best_cmd),
         salvage
+    );
+
+    let offsets_log = logs(&offsets)[0].to_str().unwrap().to_string();
+    let offsets_bytes = std::fs::metadata(&offsets_log).unwrap().len();
+    let raw = ["dump", "--print-data-log", "--no-decode", &offsets_log];
+    let decoded = paired(
+        || run(&raw, None).0,
+        || run(&["dump", "--print-data-log", &offsets_log], None).0,
+    );
+    println!(
+        "dump --print-data-log of {} MiB of __consumer_offsets commits, decoded by Kafka's schemas: {:.0} MiB/s = {} the same dump printing raw bytes (--no-decode)",
+        offsets_bytes >> 20,
+        mib_s(offsets_bytes, decoded.best_cmd),
+        decoded
     );
 }

@@ -3,6 +3,8 @@
 //! texts (JSON for the coordinators and metadata, the transaction log's
 //! own `transaction_metadata::…` form, `<DELETE>` for a tombstone).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::bytes::ByteEncoding;
@@ -10,16 +12,44 @@ use crate::format::ControlType;
 use crate::schema::topics::transaction_state_name;
 use crate::schema::{Decoded, DecodedRecord, InternalTopic};
 
+/// Kafka's JSON of a decoded key or value, held as a `Value` or as its
+/// compact text.
+pub trait KafkaJson {
+    /// The JSON as a value.
+    fn to_value(&self) -> Cow<'_, Value>;
+    /// The JSON as compact text.
+    fn text(&self) -> Cow<'_, str>;
+}
+
+impl KafkaJson for Value {
+    fn to_value(&self) -> Cow<'_, Value> {
+        Cow::Borrowed(self)
+    }
+    fn text(&self) -> Cow<'_, str> {
+        Cow::Owned(self.to_string())
+    }
+}
+
+impl KafkaJson for String {
+    fn text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self)
+    }
+    fn to_value(&self) -> Cow<'_, Value> {
+        // The text comes from the decoder's own writer, so it always parses.
+        Cow::Owned(serde_json::from_str(self).unwrap_or(Value::Null))
+    }
+}
+
 /// A record's key or value in a JSON record object, and why it did not
 /// decode (for a `keyError`/`valueError` member).
-pub fn json_member(
-    decoded: &Decoded,
+pub fn json_member<P: KafkaJson>(
+    decoded: &Decoded<P>,
     raw: Option<&[u8]>,
     encoding: ByteEncoding,
 ) -> (Value, Option<String>) {
     let raw_value = || raw.map_or(Value::Null, |b| Value::String(encoding.render(b)));
     match decoded {
-        Decoded::Json(v) => (v.clone(), None),
+        Decoded::Json(v) => (v.to_value().into_owned(), None),
         Decoded::Null => (Value::Null, None),
         Decoded::NotDecoded => (raw_value(), None),
         Decoded::Failed(reason) => (raw_value(), Some(reason.clone())),
@@ -66,44 +96,44 @@ fn transaction_payload(value: &Value) -> String {
 }
 
 /// The text after ` key: `, `None` when no key is printed.
-pub fn key_text(
+pub fn key_text<'d, P: KafkaJson>(
     topic: InternalTopic,
-    d: &DecodedRecord,
+    d: &'d DecodedRecord<P>,
     raw: Option<&[u8]>,
     encoding: ByteEncoding,
-) -> Option<String> {
+) -> Option<Cow<'d, str>> {
     match &d.key {
-        Decoded::Json(v) if topic == InternalTopic::TransactionState => Some(format!(
+        Decoded::Json(v) if topic == InternalTopic::TransactionState => Some(Cow::Owned(format!(
             "transaction_metadata::transactionalId={}",
-            field(field(v, "data"), "transactionalId")
+            field(field(&v.to_value(), "data"), "transactionalId")
                 .as_str()
                 .unwrap_or_default()
-        )),
-        Decoded::Json(v) => Some(v.to_string()),
+        ))),
+        Decoded::Json(v) => Some(v.text()),
         Decoded::Null => None,
-        Decoded::NotDecoded | Decoded::Failed(_) => raw.map(|b| encoding.render(b)),
+        Decoded::NotDecoded | Decoded::Failed(_) => raw.map(|b| Cow::Owned(encoding.render(b))),
     }
 }
 
 /// The text after ` payload: `, `None` when no payload is printed.
-pub fn payload_text(
+pub fn payload_text<'d, P: KafkaJson>(
     topic: InternalTopic,
-    d: &DecodedRecord,
+    d: &'d DecodedRecord<P>,
     raw: Option<&[u8]>,
     encoding: ByteEncoding,
-) -> Option<String> {
+) -> Option<Cow<'d, str>> {
     match &d.value {
         Decoded::Json(v) if topic == InternalTopic::TransactionState => {
-            Some(transaction_payload(v))
+            Some(Cow::Owned(transaction_payload(&v.to_value())))
         }
-        Decoded::Json(v) => Some(v.to_string()),
-        Decoded::Null => Some("<DELETE>".into()),
-        Decoded::NotDecoded | Decoded::Failed(_) => raw.map(|b| encoding.render(b)),
+        Decoded::Json(v) => Some(v.text()),
+        Decoded::Null => Some(Cow::Borrowed("<DELETE>")),
+        Decoded::NotDecoded | Decoded::Failed(_) => raw.map(|b| Cow::Owned(encoding.render(b))),
     }
 }
 
 /// Why the key or value did not decode (` decodeError: …`).
-pub fn error_text(d: &DecodedRecord) -> Option<String> {
+pub fn error_text<P>(d: &DecodedRecord<P>) -> Option<String> {
     let reasons: Vec<&str> = [&d.key, &d.value]
         .into_iter()
         .filter_map(|part| match part {
@@ -116,7 +146,10 @@ pub fn error_text(d: &DecodedRecord) -> Option<String> {
 
 /// kafka-dump-log's text for a KRaft control record with a JSON form
 /// (` SnapshotHeader {…}`, ` KRaftVoters {…}`), from its decoded value.
-pub fn control_text(control_type: ControlType, d: &DecodedRecord) -> Option<String> {
+pub fn control_text<P: KafkaJson>(
+    control_type: ControlType,
+    d: &DecodedRecord<P>,
+) -> Option<String> {
     let label = match control_type {
         ControlType::SnapshotHeader => "SnapshotHeader",
         ControlType::SnapshotFooter => "SnapshotFooter",
@@ -125,7 +158,10 @@ pub fn control_text(control_type: ControlType, d: &DecodedRecord) -> Option<Stri
         _ => return None,
     };
     match &d.value {
-        Decoded::Json(v) => v.get("data").map(|data| format!("{label} {data}")),
+        Decoded::Json(v) => v
+            .to_value()
+            .get("data")
+            .map(|data| format!("{label} {data}")),
         _ => None,
     }
 }
@@ -159,7 +195,7 @@ mod tests {
 
     #[test]
     fn a_failed_record_prints_its_raw_bytes_and_the_reason() {
-        let d = DecodedRecord {
+        let d: DecodedRecord = DecodedRecord {
             key: Decoded::Failed("key at byte 0: unknown record type 99".into()),
             value: Decoded::NotDecoded,
         };

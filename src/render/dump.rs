@@ -1,5 +1,6 @@
 //! `kseg dump` output: kafka-dump-log's lines, or one JSON object per item.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use crate::logdir::file_name::FileKind;
@@ -15,10 +16,11 @@ use crate::format::txn_index::AbortedTxn;
 use crate::format::{BatchSummary, ControlRecord, ControlType, FormatError, Record};
 use crate::schema::{DecodedRecord, InternalTopic};
 
-use super::decoded;
+use super::decoded::{self, KafkaJson};
 
-/// A record's key and value decoded as records of an internal topic.
-pub type DecodedAs<'d> = Option<(InternalTopic, &'d DecodedRecord)>;
+/// A record's key and value decoded as records of an internal topic, as
+/// values or (for text output) as JSON text.
+pub type DecodedAs<'d, P = Value> = Option<(InternalTopic, &'d DecodedRecord<P>)>;
 
 /// What the record lines show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -51,6 +53,12 @@ impl<W: Write> DumpPrinter<W> {
             format,
             encoding,
         }
+    }
+
+    /// Whether this prints text (where decoded records are wanted as
+    /// JSON text, not values).
+    pub fn prints_text(&self) -> bool {
+        self.format == OutputFormat::Text
     }
 
     fn json(&mut self, kind: &str, mut fields: Map<String, Value>) -> io::Result<()> {
@@ -140,12 +148,12 @@ impl<W: Write> DumpPrinter<W> {
     }
 
     /// One record line (`| offset: …`).
-    pub fn record(
+    pub fn record<P: KafkaJson>(
         &mut self,
         b: &BatchSummary,
         r: &Record<'_>,
         control: Option<&Result<ControlRecord, FormatError>>,
-        decoded_as: DecodedAs<'_>,
+        decoded_as: DecodedAs<'_, P>,
         opts: RecordOptions,
     ) -> io::Result<()> {
         match self.format {
@@ -196,12 +204,12 @@ impl<W: Write> DumpPrinter<W> {
         }
     }
 
-    fn record_text(
+    fn record_text<P: KafkaJson>(
         &mut self,
         b: &BatchSummary,
         r: &Record<'_>,
         control: Option<&Result<ControlRecord, FormatError>>,
-        decoded_as: DecodedAs<'_>,
+        decoded_as: DecodedAs<'_, P>,
         opts: RecordOptions,
     ) -> io::Result<()> {
         let mut prefix = "| ";
@@ -256,8 +264,8 @@ impl<W: Write> DumpPrinter<W> {
                     decoded::error_text(d),
                 ),
                 None => (
-                    r.key.map(|k| self.encoding.render(k)),
-                    r.value.map(|v| self.encoding.render(v)),
+                    r.key.map(|k| Cow::Owned(self.encoding.render(k))),
+                    r.value.map(|v| Cow::Owned(self.encoding.render(v))),
                     None,
                 ),
             };

@@ -5,8 +5,9 @@
 //! `Uuid.toString`). Every length is checked against the bytes left before
 //! anything is allocated; every error names its byte position.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
+use super::emit::{Emitter, ValueEmitter};
 use super::spec::{Field, FieldType, MessageSpec};
 use crate::format::FormatError;
 use crate::format::base64;
@@ -45,6 +46,17 @@ pub fn decode_message(
     version: i16,
     c: &mut Cursor<'_>,
 ) -> Result<Value, DecodeError> {
+    emit_message(spec, version, c, &mut ValueEmitter)
+}
+
+/// Decodes one message of `spec` at `version` from the cursor into `e`,
+/// leaving the cursor after it.
+pub fn emit_message<E: Emitter>(
+    spec: &MessageSpec,
+    version: i16,
+    c: &mut Cursor<'_>,
+    e: &mut E,
+) -> Result<E::Piece, DecodeError> {
     if !spec.valid_versions.contains(version) {
         return Err(DecodeError::new(
             c.position(),
@@ -56,7 +68,7 @@ pub fn decode_message(
         version,
         flexible: spec.flexible_versions.contains(version),
     };
-    walk.read_struct(c, &spec.fields).map(Value::Object)
+    walk.read_struct(c, &spec.fields, e)
 }
 
 /// The state of one message's walk.
@@ -71,16 +83,26 @@ impl Walk<'_> {
         self.flexible && field.tagged_versions.contains(self.version)
     }
 
-    fn read_struct(
+    fn read_struct<E: Emitter>(
         &self,
         c: &mut Cursor<'_>,
         fields: &[Field],
-    ) -> Result<Map<String, Value>, DecodeError> {
+        e: &mut E,
+    ) -> Result<E::Piece, DecodeError> {
         let present = |f: &Field| f.versions.contains(self.version);
-        let mut values: Vec<Option<Value>> = vec![None; fields.len()];
+        // Most structs have a few fields: their pieces wait on the stack.
+        let mut on_stack: [Option<E::Piece>; 16] = std::array::from_fn(|_| None);
+        let mut on_heap: Vec<Option<E::Piece>>;
+        let values = match on_stack.get_mut(..fields.len()) {
+            Some(values) => values,
+            None => {
+                on_heap = (0..fields.len()).map(|_| None).collect();
+                &mut on_heap
+            }
+        };
         for (slot, field) in values.iter_mut().zip(fields) {
             if present(field) && !self.is_tagged(field) {
-                *slot = Some(self.read_field(c, field, false)?);
+                *slot = Some(self.read_field(c, field, false, e)?);
             }
         }
         let mut unknown = Vec::new();
@@ -104,7 +126,7 @@ impl Walk<'_> {
                 match known.and_then(|i| Some((values.get_mut(i)?, fields.get(i)?))) {
                     Some((slot, field)) => {
                         let mut inner = Cursor::new(data, start);
-                        *slot = Some(self.read_field(&mut inner, field, true)?);
+                        *slot = Some(self.read_field(&mut inner, field, true, e)?);
                         if inner.remaining() != 0 {
                             return Err(DecodeError::new(
                                 inner.position(),
@@ -116,32 +138,41 @@ impl Walk<'_> {
                             ));
                         }
                     }
-                    None => unknown.push(json!({"tag": tag, "data": base64::standard(data)})),
+                    None => {
+                        let tag = e.uint(u64::from(tag));
+                        let data = e.string(&base64::standard(data));
+                        unknown.push(e.object([("tag", tag), ("data", data)]));
+                    }
                 }
             }
         }
-        let mut map = Map::new();
-        for (field, value) in fields.iter().zip(values) {
-            let Some(value) = value else { continue };
-            if self.is_tagged(field) && value == self.default_value(field) {
-                continue;
+        for (field, value) in fields.iter().zip(values.iter_mut()) {
+            if self.is_tagged(field)
+                && value
+                    .as_ref()
+                    .is_some_and(|v| e.equals(v, &self.default_value(field)))
+            {
+                *value = None;
             }
-            map.insert(field.json_name.clone(), value);
         }
-        if !unknown.is_empty() {
-            map.insert("_unknownTaggedFields".into(), Value::Array(unknown));
-        }
-        Ok(map)
+        let unknown = (!unknown.is_empty()).then(|| e.array(unknown));
+        let members = fields
+            .iter()
+            .zip(values.iter_mut())
+            .filter_map(|(field, value)| Some((field.json_name.as_str(), value.take()?)))
+            .chain(unknown.map(|u| ("_unknownTaggedFields", u)));
+        Ok(e.object(members))
     }
 
     /// A field's value; a nullable struct's presence is a byte, or an
     /// unsigned varint when the field is tagged.
-    fn read_field(
+    fn read_field<E: Emitter>(
         &self,
         c: &mut Cursor<'_>,
         field: &Field,
         tagged: bool,
-    ) -> Result<Value, DecodeError> {
+        e: &mut E,
+    ) -> Result<E::Piece, DecodeError> {
         let nullable = field.nullable_versions.contains(self.version);
         if let (FieldType::Struct(_), true) = (&field.ty, nullable) {
             let present = if tagged {
@@ -150,10 +181,10 @@ impl Walk<'_> {
                 c.read_i8()? >= 0
             };
             if !present {
-                return Ok(Value::Null);
+                return Ok(e.null());
             }
         }
-        self.read_value(c, field, &field.ty, nullable)
+        self.read_value(c, field, &field.ty, nullable, e)
     }
 
     /// A length (of a string, bytes or array): -1 for null.
@@ -201,51 +232,50 @@ impl Walk<'_> {
 
     /// A value of type `ty` (the field's, or its array's element type); a
     /// struct's presence byte has been read by [`Self::read_field`].
-    fn read_value(
+    fn read_value<E: Emitter>(
         &self,
         c: &mut Cursor<'_>,
         field: &Field,
         ty: &FieldType,
         nullable: bool,
-    ) -> Result<Value, DecodeError> {
+        e: &mut E,
+    ) -> Result<E::Piece, DecodeError> {
         Ok(match ty {
-            FieldType::Bool => Value::Bool(c.read_i8()? != 0),
-            FieldType::Int8 => json!(c.read_i8()?),
-            FieldType::Int16 => json!(c.read_i16()?),
-            FieldType::Uint16 => json!(c.read_i16()? as u16),
-            FieldType::Int32 => json!(c.read_i32()?),
-            FieldType::Uint32 => json!(c.read_u32()?),
-            FieldType::Int64 => json!(c.read_i64()?),
-            FieldType::Float64 => json!(f64::from_bits(c.read_i64()? as u64)),
-            FieldType::Uuid => Value::String(base64::url_safe_unpadded(c.read_bytes(16)?)),
+            FieldType::Bool => e.bool(c.read_i8()? != 0),
+            FieldType::Int8 => e.int(i64::from(c.read_i8()?)),
+            FieldType::Int16 => e.int(i64::from(c.read_i16()?)),
+            FieldType::Uint16 => e.uint(u64::from(c.read_i16()? as u16)),
+            FieldType::Int32 => e.int(i64::from(c.read_i32()?)),
+            FieldType::Uint32 => e.uint(u64::from(c.read_u32()?)),
+            FieldType::Int64 => e.int(c.read_i64()?),
+            FieldType::Float64 => e.float(f64::from_bits(c.read_i64()? as u64)),
+            FieldType::Uuid => e.string(&base64::url_safe_unpadded(c.read_bytes(16)?)),
             FieldType::String => match self.checked_length(c, field, false, nullable)? {
-                None => Value::Null,
-                Some(len) => {
-                    Value::String(String::from_utf8_lossy(c.read_bytes(len)?).into_owned())
-                }
+                None => e.null(),
+                Some(len) => e.string(&String::from_utf8_lossy(c.read_bytes(len)?)),
             },
             FieldType::Bytes | FieldType::Records => {
                 match self.checked_length(c, field, true, nullable)? {
-                    None => Value::Null,
-                    Some(len) => Value::String(base64::standard(c.read_bytes(len)?)),
+                    None => e.null(),
+                    Some(len) => e.string(&base64::standard(c.read_bytes(len)?)),
                 }
             }
             FieldType::Array(element) => match self.checked_length(c, field, true, nullable)? {
-                None => Value::Null,
+                None => e.null(),
                 Some(count) => {
                     let mut items = Vec::with_capacity(count);
                     for _ in 0..count {
                         // Array elements are never null; only the array may be.
-                        items.push(self.read_value(c, field, element, false)?);
+                        items.push(self.read_value(c, field, element, false, e)?);
                     }
-                    Value::Array(items)
+                    e.array(items)
                 }
             },
             FieldType::Struct(name) => {
                 let fields = self.spec.struct_fields(field).ok_or_else(|| {
                     DecodeError::new(c.position(), format!("unknown struct type {name}"))
                 })?;
-                Value::Object(self.read_struct(c, fields)?)
+                self.read_struct(c, fields, e)?
             }
         })
     }

@@ -13,10 +13,11 @@
 pub mod consumer_protocol;
 pub mod control;
 pub mod decode;
+pub mod emit;
 pub mod registry;
 pub mod spec;
 pub mod topics;
 
 pub use control::decode_control;
 pub use decode::DecodeError;
-pub use topics::{Decoded, DecodedRecord, InternalTopic, decode_record};
+pub use topics::{Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_text};

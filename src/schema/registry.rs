@@ -1,6 +1,7 @@
 //! The embedded schema files (every `.json` under `schemas/`, listed by
 //! `build.rs`), parsed once, and the lookups the record decoders dispatch by.
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use super::spec::MessageSpec;
@@ -23,6 +24,12 @@ pub struct SchemaFile {
 pub struct Registry {
     /// The files, in path order.
     pub files: Vec<SchemaFile>,
+    /// Positions in `files`, by folder and schema name.
+    by_name: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Positions of coordinator key schemas, by folder and record type.
+    coordinator_keys: BTreeMap<String, BTreeMap<i16, usize>>,
+    /// Positions of coordinator value schemas, by folder and key name.
+    coordinator_values: BTreeMap<String, BTreeMap<String, usize>>,
 }
 
 /// The embedded files as (path under `schemas/`, JSON text).
@@ -39,8 +46,49 @@ impl Registry {
                 let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
                 Ok(SchemaFile { path, folder, spec })
             })
-            .collect::<Result<_, String>>()?;
-        Ok(Self { files })
+            .collect::<Result<Vec<SchemaFile>, String>>()?;
+        let mut by_name: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+        let mut coordinator_keys: BTreeMap<String, BTreeMap<i16, usize>> = BTreeMap::new();
+        for (i, file) in files.iter().enumerate() {
+            let spec = &file.spec;
+            by_name
+                .entry(file.folder.clone())
+                .or_default()
+                .insert(spec.name.clone(), i);
+            if let (true, Some((low, high))) =
+                (spec.name.ends_with("Key"), spec.valid_versions.bounds())
+            {
+                let types = coordinator_keys.entry(file.folder.clone()).or_default();
+                for record_type in low..=high {
+                    types.entry(record_type).or_insert(i);
+                }
+            }
+        }
+        let mut coordinator_values: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+        for file in &files {
+            let Some(stem) = file.spec.name.strip_suffix("Key") else {
+                continue;
+            };
+            let value = by_name
+                .get(&file.folder)
+                .and_then(|names| names.get(&format!("{stem}Value")));
+            if let Some(&value) = value {
+                coordinator_values
+                    .entry(file.folder.clone())
+                    .or_default()
+                    .insert(file.spec.name.clone(), value);
+            }
+        }
+        Ok(Self {
+            files,
+            by_name,
+            coordinator_keys,
+            coordinator_values,
+        })
+    }
+
+    fn at(&self, i: usize) -> Option<&MessageSpec> {
+        self.files.get(i).map(|f| &f.spec)
     }
 
     fn in_folder<'r, 'f>(
@@ -55,22 +103,20 @@ impl Registry {
 
     /// The schema named `name` in `folder`.
     pub fn by_name(&self, folder: &str, name: &str) -> Option<&MessageSpec> {
-        self.in_folder(folder).find(|s| s.name == name)
+        self.at(*self.by_name.get(folder)?.get(name)?)
     }
 
     /// A coordinator's key schema for record type `record_type`: the `*Key`
     /// schema of `folder` whose valid versions hold it (the key's version is
     /// its record type).
     pub fn coordinator_key(&self, folder: &str, record_type: i16) -> Option<&MessageSpec> {
-        self.in_folder(folder)
-            .find(|s| s.name.ends_with("Key") && s.valid_versions.contains(record_type))
+        self.at(*self.coordinator_keys.get(folder)?.get(&record_type)?)
     }
 
     /// The value schema that goes with a coordinator key schema
     /// (`OffsetCommitKey` -> `OffsetCommitValue`).
     pub fn coordinator_value(&self, folder: &str, key: &MessageSpec) -> Option<&MessageSpec> {
-        let stem = key.name.strip_suffix("Key")?;
-        self.by_name(folder, &format!("{stem}Value"))
+        self.at(*self.coordinator_values.get(folder)?.get(&key.name)?)
     }
 
     /// The record schema of `folder` with this `apiKey`.

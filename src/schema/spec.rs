@@ -210,6 +210,10 @@ fn parse_field(value: &Value, at: &str) -> Result<Field, String> {
     if obj.contains_key("tag") && tag.is_none() {
         return Err(format!("{at}: bad tag"));
     }
+    // Decoders write field names into JSON unescaped.
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return Err(format!("{at}: a field name is letters, digits and _"));
+    }
     Ok(Field {
         name: name.to_string(),
         json_name: camel_case(name),

@@ -1,10 +1,13 @@
 //! The internal topics kseg decodes, and how each frames its keys and
 //! values around a schema-described message.
 
-use serde_json::{Value, json};
+use std::ops::Range;
+
+use serde_json::Value;
 
 use super::consumer_protocol::decode_member_protocols;
-use super::decode::{DecodeError, decode_message};
+use super::decode::{DecodeError, emit_message};
+use super::emit::{Emitter, TextEmitter, ValueEmitter};
 use super::registry::{Registry, registry};
 use super::spec::MessageSpec;
 use crate::format::cursor::Cursor;
@@ -66,11 +69,12 @@ impl InternalTopic {
     }
 }
 
-/// A record's key or value, decoded.
+/// A record's key or value, decoded: its JSON as a `Value`, or (`P =
+/// String`, from [`decode_record_text`]) as compact JSON text.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Decoded {
+pub enum Decoded<P = Value> {
     /// Kafka's JSON of it.
-    Json(Value),
+    Json(P),
     /// A null value: a tombstone (or a null key where the topic has none).
     Null,
     /// Bytes this topic does not decode (a key of a metadata record).
@@ -81,39 +85,63 @@ pub enum Decoded {
 
 /// One record's decoded key and value.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DecodedRecord {
+pub struct DecodedRecord<P = Value> {
     /// The key.
-    pub key: Decoded,
+    pub key: Decoded<P>,
     /// The value.
-    pub value: Decoded,
+    pub value: Decoded<P>,
 }
 
-fn failed(what: &str, err: impl std::fmt::Display) -> Decoded {
+impl<P> Decoded<P> {
+    /// The same, with the JSON mapped by `f`.
+    pub fn map<Q>(self, f: impl FnOnce(P) -> Q) -> Decoded<Q> {
+        match self {
+            Self::Json(p) => Decoded::Json(f(p)),
+            Self::Null => Decoded::Null,
+            Self::NotDecoded => Decoded::NotDecoded,
+            Self::Failed(reason) => Decoded::Failed(reason),
+        }
+    }
+}
+
+fn failed<P>(what: &str, err: impl std::fmt::Display) -> Decoded<P> {
     Decoded::Failed(format!("{what} {err}"))
 }
 
 /// The schema and version a key or value names, or why there is none.
 type Dispatch<'r> = Result<(&'r MessageSpec, i16), DecodeError>;
 
-/// Decodes a message and wraps it as `{version_key: version, "data": …}`.
-fn wrapped(
+/// The label of a wrapped message: `"type": "1"` or `"version": 3`.
+enum Label<'a> {
+    Quoted(&'a str, i16),
+    Number(&'a str, i16),
+}
+
+/// Decodes a message and wraps it as `{label: …, "data": …}`.
+fn wrapped<E: Emitter>(
     spec: &MessageSpec,
     version: i16,
     c: &mut Cursor<'_>,
-    label: (&str, Value),
-) -> Result<Value, DecodeError> {
-    let data = decode_message(spec, version, c)?;
-    Ok(json!({ label.0: label.1, "data": data }))
+    label: Label<'_>,
+    e: &mut E,
+) -> Result<E::Piece, DecodeError> {
+    let data = emit_message(spec, version, c, e)?;
+    let (name, label) = match label {
+        Label::Quoted(name, n) => (name, e.int_string(i64::from(n))),
+        Label::Number(name, n) => (name, e.int(i64::from(n))),
+    };
+    Ok(e.object([(name, label), ("data", data)]))
 }
 
 /// A coordinator's record: a 2-byte record type and the key, a 2-byte
 /// version and the value (`__consumer_offsets`, `__share_group_state`).
-fn coordinator_record(
+fn coordinator_record<E: Emitter>(
     registry: &Registry,
     topic: InternalTopic,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
-) -> DecodedRecord {
+    e: &mut E,
+) -> DecodedRecord<E::Piece> {
     let folder = topic.schema_folder();
     let Some(key) = key else {
         return DecodedRecord {
@@ -141,7 +169,8 @@ fn coordinator_record(
         key_spec,
         record_type,
         &mut kc,
-        ("type", json!(record_type.to_string())),
+        Label::Quoted("type", record_type),
+        e,
     );
     let value_label = match topic {
         InternalTopic::ShareGroupState => "type",
@@ -153,18 +182,16 @@ fn coordinator_record(
         let spec = registry
             .coordinator_value(folder, key_spec)
             .ok_or_else(|| DecodeError::new(0, format!("no value schema for {}", key_spec.name)))?;
-        let mut json = wrapped(
-            spec,
-            version,
-            &mut vc,
-            (value_label, json!(version.to_string())),
-        )?;
-        if spec.name == "GroupMetadataValue" {
-            if let Some(data) = json.get_mut("data") {
-                decode_member_protocols(registry, data);
-            }
+        let label = Label::Quoted(value_label, version);
+        if spec.name != "GroupMetadataValue" {
+            return wrapped(spec, version, &mut vc, label, e);
         }
-        Ok::<_, DecodeError>(json)
+        // Members' protocol bytes are decoded in place, on the values.
+        let mut json = wrapped(spec, version, &mut vc, label, &mut ValueEmitter)?;
+        if let Some(data) = json.get_mut("data") {
+            decode_member_protocols(registry, data);
+        }
+        Ok::<_, DecodeError>(e.value(&json))
     });
     DecodedRecord {
         key: key_json.map_or_else(|e| failed("key", e), Decoded::Json),
@@ -177,19 +204,20 @@ fn coordinator_record(
 }
 
 /// `__transaction_state`: a 2-byte version and the message, for key and value.
-fn transaction_record(
+fn transaction_record<E: Emitter>(
     registry: &Registry,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
-) -> DecodedRecord {
+    e: &mut E,
+) -> DecodedRecord<E::Piece> {
     let folder = InternalTopic::TransactionState.schema_folder();
-    let part = |bytes: &[u8], name: &str| -> Result<Value, DecodeError> {
+    let mut part = |bytes: &[u8], name: &str| -> Result<E::Piece, DecodeError> {
         let mut c = Cursor::new(bytes, 0);
         let version = c.read_i16()?;
         let spec = registry
             .by_name(folder, name)
             .ok_or_else(|| DecodeError::new(0, format!("no schema {name}")))?;
-        wrapped(spec, version, &mut c, ("version", json!(version)))
+        wrapped(spec, version, &mut c, Label::Number("version", version), e)
     };
     let key = match key {
         None => Decoded::Failed("the record has no key".into()),
@@ -227,7 +255,12 @@ pub fn record_type_name(name: &str) -> String {
 /// A framed metadata record (`__cluster_metadata`, `__remote_log_metadata`):
 /// unsigned varints frame version (1), record type and version, then the
 /// record and nothing after it.
-fn framed_record(registry: &Registry, folder: &str, value: &[u8]) -> Result<Value, DecodeError> {
+fn framed_record<E: Emitter>(
+    registry: &Registry,
+    folder: &str,
+    value: &[u8],
+    e: &mut E,
+) -> Result<E::Piece, DecodeError> {
     let mut c = Cursor::new(value, 0);
     let frame = c.read_uvarint()?;
     if frame != 1 {
@@ -245,26 +278,29 @@ fn framed_record(registry: &Registry, folder: &str, value: &[u8]) -> Result<Valu
     let spec = registry
         .by_api_key(folder, api_key)
         .ok_or_else(|| DecodeError::new(at, format!("unknown record type {api_key}")))?;
-    let data = decode_message(spec, version, &mut c)?;
+    let data = emit_message(spec, version, &mut c, e)?;
     if c.remaining() > 0 {
         return Err(DecodeError::new(
             c.position(),
             format!("{} bytes after the {} record", c.remaining(), spec.name),
         ));
     }
-    Ok(json!({"type": record_type_name(&spec.name), "version": version, "data": data}))
+    let name = e.string(&record_type_name(&spec.name));
+    let version = e.int(i64::from(version));
+    Ok(e.object([("type", name), ("version", version), ("data", data)]))
 }
 
-fn metadata_record(
+fn metadata_record<E: Emitter>(
     registry: &Registry,
     topic: InternalTopic,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
-) -> DecodedRecord {
+    e: &mut E,
+) -> DecodedRecord<E::Piece> {
     DecodedRecord {
         key: key.map_or(Decoded::Null, |_| Decoded::NotDecoded),
         value: value.map_or(Decoded::Null, |v| {
-            framed_record(registry, topic.schema_folder(), v)
+            framed_record(registry, topic.schema_folder(), v, e)
                 .map_or_else(|e| failed("value", e), Decoded::Json)
         }),
     }
@@ -277,6 +313,33 @@ pub fn decode_record(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
 ) -> DecodedRecord {
+    emit_record(topic, key, value, &mut ValueEmitter)
+}
+
+/// [`decode_record`] as compact JSON text, the same text `Value`'s
+/// `to_string` prints, written without building values (for printing many
+/// records). `e` is scratch space, reused across records.
+pub fn decode_record_text(
+    topic: InternalTopic,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    e: &mut TextEmitter,
+) -> DecodedRecord<String> {
+    e.clear();
+    let d = emit_record(topic, key, value, e);
+    let text = |piece: Range<usize>| e.text(&piece).to_string();
+    DecodedRecord {
+        key: d.key.map(text),
+        value: d.value.map(text),
+    }
+}
+
+fn emit_record<E: Emitter>(
+    topic: InternalTopic,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    e: &mut E,
+) -> DecodedRecord<E::Piece> {
     let registry = match registry() {
         Ok(r) => r,
         Err(e) => {
@@ -288,11 +351,11 @@ pub fn decode_record(
     };
     match topic {
         InternalTopic::ConsumerOffsets | InternalTopic::ShareGroupState => {
-            coordinator_record(registry, topic, key, value)
+            coordinator_record(registry, topic, key, value, e)
         }
-        InternalTopic::TransactionState => transaction_record(registry, key, value),
+        InternalTopic::TransactionState => transaction_record(registry, key, value, e),
         InternalTopic::ClusterMetadata | InternalTopic::RemoteLogMetadata => {
-            metadata_record(registry, topic, key, value)
+            metadata_record(registry, topic, key, value, e)
         }
     }
 }

@@ -313,6 +313,24 @@ fn metadata_record_names_are_kafkas_enum_names() {
     }
 }
 
+/// Decodes a record both ways and checks the JSON text written straight
+/// from the bytes is what the decoded values print, errors included.
+fn decode_both(
+    topic: InternalTopic,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> kseg::schema::DecodedRecord {
+    let values = decode_record(topic, key, value);
+    let mut scratch = kseg::schema::emit::TextEmitter::default();
+    let text = kseg::schema::decode_record_text(topic, key, value, &mut scratch);
+    let printed = kseg::schema::DecodedRecord {
+        key: values.key.clone().map(|v| v.to_string()),
+        value: values.value.clone().map(|v| v.to_string()),
+    };
+    assert_eq!(text, printed, "{topic:?} key {key:?} value {value:?}");
+    values
+}
+
 /// A record's key and value bytes.
 type KeyValue = (Option<Vec<u8>>, Option<Vec<u8>>);
 
@@ -342,13 +360,13 @@ fn truncated_values_fail_with_a_position_and_never_panic() {
         for (key, value) in corpus_records(name) {
             let Some(value) = value else { continue };
             for cut in 0..value.len() {
-                let d = decode_record(topic, key.as_deref(), Some(&value[..cut]));
+                let d = decode_both(topic, key.as_deref(), Some(&value[..cut]));
                 if let Decoded::Failed(reason) = d.value {
                     assert!(reason.contains("at byte "), "{name}: {reason}");
                     failures += 1;
                 }
             }
-            let whole = decode_record(topic, key.as_deref(), Some(&value));
+            let whole = decode_both(topic, key.as_deref(), Some(&value));
             assert!(matches!(whole.value, Decoded::Json(_)), "{name}: {whole:?}");
         }
         assert!(failures > 100, "{name}: {failures}");
@@ -482,7 +500,7 @@ fn a_bootstrap_checkpoint_dumps_as_a_metadata_snapshot_wherever_it_is() {
 }
 
 #[test]
-fn corpus_records_with_a_byte_changed_never_panic() {
+fn corpus_records_with_a_byte_changed_never_panic_and_print_alike() {
     // Every position of a sample of real records, set to 0x00, 0x7f and 0xff.
     for (name, topic) in [
         ("internal-consumer-offsets", InternalTopic::ConsumerOffsets),
@@ -498,7 +516,7 @@ fn corpus_records_with_a_byte_changed_never_panic() {
                 for byte in [0x00, 0x7f, 0xff] {
                     let mut changed = value.clone();
                     changed[at] = byte;
-                    let _ = decode_record(topic, key.as_deref(), Some(&changed));
+                    decode_both(topic, key.as_deref(), Some(&changed));
                 }
             }
         }
@@ -514,7 +532,7 @@ proptest::proptest! {
     ) {
         let topic = InternalTopic::ALL[topic];
         for d in [
-            decode_record(topic, Some(&key), Some(&value)),
+            decode_both(topic, Some(&key), Some(&value)),
             kseg::schema::decode_control(Some(&key), Some(&value)),
         ] {
             for part in [d.key, d.value] {

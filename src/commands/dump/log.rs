@@ -9,7 +9,11 @@ use kseg::format::record::parse_control_record;
 use kseg::logdir::chunked::walk_batches;
 use kseg::logdir::{LogDirError, PageCacheGuard};
 use kseg::render::dump::RecordOptions;
-use kseg::schema::{DecodedRecord, InternalTopic, decode_control, decode_record};
+use kseg::schema::emit::TextEmitter;
+use kseg::schema::{
+    DecodedRecord, InternalTopic, decode_control, decode_record, decode_record_text,
+};
+use serde_json::Value;
 
 use super::{Printer, absolute, file_name};
 use crate::cli::DumpArgs;
@@ -24,6 +28,8 @@ struct LogDump<'p, 'w> {
     decoder: Option<InternalTopic>,
     code: ExitCode,
     scratch: Vec<u8>,
+    /// Scratch space for decoded records' JSON text.
+    text: TextEmitter,
     last_record_offset: Option<i64>,
     non_consecutive: Vec<(i64, i64)>,
     failed: Option<std::io::Error>,
@@ -64,17 +70,46 @@ impl LogDump<'_, '_> {
         let decoded = batch.records(&mut self.scratch, limit);
         for record in &decoded.records {
             let control = summary.is_control.then(|| parse_control_record(record));
-            let decoded: Option<(InternalTopic, DecodedRecord)> = self.decoder.map(|topic| {
-                let d = if summary.is_control {
-                    decode_control(record.key, record.value)
-                } else {
-                    decode_record(topic, record.key, record.value)
-                };
-                (topic, d)
-            });
-            let decoded_as = decoded.as_ref().map(|(t, d)| (*t, d));
-            self.printer
-                .record(&summary, record, control.as_ref(), decoded_as, opts)?;
+            match self.decoder {
+                // Text output takes decoded records as JSON text, written
+                // straight from the bytes.
+                Some(topic) if self.printer.prints_text() => {
+                    let d = if summary.is_control {
+                        let d = decode_control(record.key, record.value);
+                        DecodedRecord {
+                            key: d.key.map(|v| v.to_string()),
+                            value: d.value.map(|v| v.to_string()),
+                        }
+                    } else {
+                        decode_record_text(topic, record.key, record.value, &mut self.text)
+                    };
+                    self.printer.record(
+                        &summary,
+                        record,
+                        control.as_ref(),
+                        Some((topic, &d)),
+                        opts,
+                    )?;
+                }
+                Some(topic) => {
+                    let d = if summary.is_control {
+                        decode_control(record.key, record.value)
+                    } else {
+                        decode_record(topic, record.key, record.value)
+                    };
+                    self.printer.record(
+                        &summary,
+                        record,
+                        control.as_ref(),
+                        Some((topic, &d)),
+                        opts,
+                    )?;
+                }
+                None => {
+                    self.printer
+                        .record::<Value>(&summary, record, control.as_ref(), None, opts)?;
+                }
+            }
             if let Some(prev) = self
                 .last_record_offset
                 .filter(|&p| record.offset != p.wrapping_add(1))
@@ -119,6 +154,7 @@ pub(super) fn dump_log(
         decoder,
         code: ExitCode::Ok,
         scratch: Vec::new(),
+        text: TextEmitter::default(),
         last_record_offset: None,
         non_consecutive: Vec::new(),
         failed: None,
