@@ -5,7 +5,7 @@ use std::path::Path;
 
 use kseg::inspect::cluster::metadata::load::{LoadedImage, find_metadata_partition, load_image};
 use kseg::inspect::cluster::metadata::stray::{StrayReport, find_stray_replicas};
-use kseg::render::metadata::{to_json, write_strays_text, write_text};
+use kseg::render::metadata::{stray_json, to_json, write_strays_text, write_text};
 
 use crate::cli::MetadataArgs;
 use crate::exit_code::ExitCode;
@@ -42,4 +42,49 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::Ok
     })
+}
+
+/// `kseg verify`'s log-dir finding: the stray replicas of each log dir
+/// among `paths` that holds `__cluster_metadata-0`, printed as text lines
+/// or JSON objects (`"type": "strayReplica"`). Returns whether any is one
+/// the broker would move aside on its next start. A metadata log that does
+/// not replay is said on stderr and checks nothing (verify reports its
+/// damage as a partition).
+pub fn verify_strays(paths: &[std::path::PathBuf], json: bool) -> anyhow::Result<bool> {
+    use std::io::Write as _;
+    let mut found = false;
+    let mut out = std::io::stdout().lock();
+    for path in paths
+        .iter()
+        .filter(|p| find_metadata_partition(p).is_some())
+    {
+        let loaded = match load_image(path, None) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("kseg: {e}: stray replicas are not checked");
+                continue;
+            }
+        };
+        let Some(strays) = strays_of(path, &loaded)? else {
+            continue;
+        };
+        for (r, reason) in strays.strays() {
+            found |= reason.kafka_moves_aside();
+            if json {
+                let mut v = stray_json(r, reason);
+                v["type"] = "strayReplica".into();
+                v["nodeId"] = strays.node_id.into();
+                v["metadataOffset"] = loaded.offset.into();
+                writeln!(out, "{v}")?;
+            } else {
+                writeln!(
+                    out,
+                    "{}: stray replica (metadata log at offset {}): {reason}",
+                    r.dir.display(),
+                    loaded.offset
+                )?;
+            }
+        }
+    }
+    Ok(found)
 }
