@@ -37,7 +37,10 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let damaged = !loaded.warnings.is_empty();
-    Ok(if damaged {
+    let stray = strays
+        .as_ref()
+        .is_some_and(|s| s.strays().any(|(_, r)| r.kafka_moves_aside()));
+    Ok(if damaged || stray {
         ExitCode::Findings
     } else {
         ExitCode::Ok

@@ -221,7 +221,11 @@ pub fn write_text(w: &mut dyn Write, l: &LoadedImage) -> io::Result<()> {
 }
 
 /// Writes the stray-replica findings of a log dir as text.
+/// Nothing when the log dir holds no partition directory besides the metadata one.
 pub fn write_strays_text(w: &mut dyn Write, log_dir: &str, s: &StrayReport) -> io::Result<()> {
+    if s.replicas.is_empty() {
+        return Ok(());
+    }
     let node = s
         .node_id
         .map_or_else(|| "unknown broker".to_string(), |n| format!("broker {n}"));

@@ -189,6 +189,10 @@ fn replay_by_hand(view: &Value, at: i64) -> Hand {
 }
 
 fn metadata_json(path: &Path, at: Option<i64>) -> Value {
+    metadata_json_exit(path, at, 0)
+}
+
+fn metadata_json_exit(path: &Path, at: Option<i64>, code: i32) -> Value {
     let mut args = vec![
         "metadata".to_string(),
         path.display().to_string(),
@@ -198,7 +202,7 @@ fn metadata_json(path: &Path, at: Option<i64>) -> Value {
         args.extend(["--at-offset".into(), n.to_string()]);
     }
     let out = kseg(&args);
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
     let mut lines = json_lines(&out);
     assert_eq!(lines.len(), 1);
     lines.remove(0)
@@ -548,7 +552,7 @@ fn dir_name(v: &Value) -> String {
 #[test]
 fn stray_replicas_of_an_assembled_log_dir() {
     let tmp = assembled_log_dir();
-    let got = metadata_json(tmp.path(), None);
+    let got = metadata_json_exit(tmp.path(), None, 1);
     assert_eq!(got["nodeId"], 2);
     let strays: BTreeMap<String, String> = got["strayReplicas"]
         .as_array()
