@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use kseg::inspect::cluster::metadata::load::{LoadedImage, find_metadata_partition, load_image};
+use kseg::inspect::cluster::metadata::load::{
+    LoadedImage, find_metadata_partition, load_image, load_image_with_progress,
+};
 use kseg::inspect::cluster::metadata::stray::{StrayReport, find_stray_replicas};
 use kseg::render::metadata::{stray_json, to_json, write_strays_text, write_text};
 
@@ -19,9 +21,30 @@ pub fn strays_of(path: &Path, loaded: &LoadedImage) -> anyhow::Result<Option<Str
     Ok(Some(find_stray_replicas(path, &loaded.replayed.image)?))
 }
 
+/// The bytes of the `.log` and `.checkpoint` files the image may be read
+/// from, for the progress bar.
+fn bytes_to_read(path: &Path) -> u64 {
+    let dir = find_metadata_partition(path).unwrap_or_else(|| path.to_path_buf());
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return std::fs::metadata(path).map_or(0, |m| m.len());
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.ends_with(".log") || name.ends_with(".checkpoint")
+        })
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
 /// Runs `kseg metadata`.
 pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
-    let loaded = load_image(&args.path, args.at_offset)?;
+    let bar = super::progress_bar(bytes_to_read(&args.path), args.json);
+    let loaded = load_image_with_progress(&args.path, args.at_offset, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
     let strays = strays_of(&args.path, &loaded)?;
     for w in &loaded.warnings {
         eprintln!("kseg: {w}");

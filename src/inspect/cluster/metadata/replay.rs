@@ -54,7 +54,7 @@ pub struct Replayed {
     pub open_transaction: Option<Transaction>,
     /// Transactions that were aborted, in order.
     pub aborted: Vec<Transaction>,
-    /// Records the image refused (the first [`MAX_REFUSED`]).
+    /// Records the image refused (the first hundred).
     pub refused: Vec<RefusedRecord>,
     /// Refused records beyond those kept.
     pub more_refused: u64,
