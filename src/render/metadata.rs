@@ -371,6 +371,7 @@ pub fn to_json(l: &LoadedImage, strays: Option<&StrayReport>) -> Value {
         "openTransaction": r.open_transaction.as_ref().map(transaction_json),
         "refused": r.refused.iter().map(|x| json!({"at": x.at.to_string(), "type": x.kind, "reason": x.reason})).collect::<Vec<_>>(),
         "warnings": l.warnings,
+        "notes": l.notes,
     });
     if let Some(s) = strays {
         out["strayReplicas"] = strays_json(s);

@@ -680,6 +680,36 @@ fn damaged_snapshot_and_log() {
     );
 }
 
+/// A directory that is not the metadata partition nor holds one is refused;
+/// an offset past the log end gives the latest image with a note (exit 0).
+#[test]
+fn paths_and_offsets_out_of_reach() {
+    let logdir = corpus::root().join("multi-partition-logdir/logdir");
+    let out = kseg(["metadata".as_ref(), logdir.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("holds no __cluster_metadata-0"),
+        "{}",
+        stderr(&out)
+    );
+    let out = kseg(["metadata", "/nonexistent/__cluster_metadata-0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+    let out = kseg([
+        "metadata".as_ref(),
+        case().as_os_str(),
+        "--at-offset".as_ref(),
+        "-1".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let past = metadata_json(&case(), Some(1000));
+    assert_eq!(past["offset"], 156);
+    assert_eq!(
+        past["notes"][0],
+        "the log ends at offset 157: offset 1000 is past it; this is the latest image"
+    );
+}
+
 /// An offset before the log start with no snapshot to cover it is refused.
 #[test]
 fn an_offset_the_log_no_longer_holds() {
