@@ -244,7 +244,15 @@ pub fn write_strays_text(w: &mut dyn Write, log_dir: &str, s: &StrayReport) -> i
         } else {
             ""
         };
-        writeln!(w, "  {}: stray replica: {reason}{then}", r.dir.display())?;
+        let id = r
+            .topic_id
+            .as_ref()
+            .map_or_else(String::new, |id| format!(" (topic id {id})"));
+        writeln!(
+            w,
+            "  {}{id}: stray replica: {reason}{then}",
+            r.dir.display()
+        )?;
     }
     Ok(())
 }

@@ -568,7 +568,7 @@ fn stray_replicas_of_an_assembled_log_dir() {
     let text = stdout(&kseg(["metadata".as_ref(), tmp.path().as_os_str()]));
     assert!(text.contains("(broker 2): 2 matched, 10 stray"), "{text}");
     assert!(
-        text.contains("acme.late-0-2: stray replica: broker 2 is not among the replicas [3, 1] of the partition"),
+        text.contains("acme.late-0-2 (topic id YwKw8pGWt7nJs_Pn3nVp4A): stray replica: broker 2 is not among the replicas [3, 1] of the partition"),
         "{text}"
     );
     assert!(!text.contains("acme.orders-1: stray"), "{text}");

@@ -65,6 +65,13 @@ pub struct LoadedImage {
     pub notes: Vec<String>,
 }
 
+impl LoadedImage {
+    /// The dynamic configs of the image.
+    pub fn configs(&self) -> &super::configs::DynamicConfigs {
+        &self.replayed.image.configs
+    }
+}
+
 /// `<log_dir>/__cluster_metadata-0`, when it is a directory.
 pub fn find_metadata_partition(log_dir: &Path) -> Option<PathBuf> {
     let dir = log_dir.join(METADATA_PARTITION);
