@@ -34,6 +34,9 @@ _kseg() {
             kseg,locate)
                 cmd="kseg__subcmd__locate"
                 ;;
+            kseg,metadata)
+                cmd="kseg__subcmd__metadata"
+                ;;
             kseg,rebuild-index)
                 cmd="kseg__subcmd__rebuild__subcmd__index"
                 ;;
@@ -70,6 +73,9 @@ _kseg() {
             kseg__subcmd__help,locate)
                 cmd="kseg__subcmd__help__subcmd__locate"
                 ;;
+            kseg__subcmd__help,metadata)
+                cmd="kseg__subcmd__help__subcmd__metadata"
+                ;;
             kseg__subcmd__help,rebuild-index)
                 cmd="kseg__subcmd__help__subcmd__rebuild__subcmd__index"
                 ;;
@@ -95,7 +101,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help"
+            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage restore metadata generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -237,7 +243,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help"
+            opts="dump locate verify recover retention-report rebuild-index diverge export salvage restore metadata generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -321,6 +327,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__locate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__metadata)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -434,6 +454,24 @@ _kseg() {
                     return 0
                     ;;
                 --log-start-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__metadata)
+            opts="-h -V --at-offset --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --at-offset)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
