@@ -5,6 +5,7 @@
 //! `server.properties`, Kafka's defaults, and the internal topics' own
 //! rules (the coordinators' topic configs, `KafkaMetadataLog`).
 
+pub mod context;
 pub mod internal_topics;
 pub mod resolve;
 pub mod source;
