@@ -364,6 +364,20 @@ pub struct RecoverArgs {
     pub write: WriteArgs,
 }
 
+/// Where topic configs come from, besides Kafka's defaults.
+#[derive(Debug, Args)]
+pub struct ClusterConfigArgs {
+    /// The metadata log to take topic configs from: a __cluster_metadata-0
+    /// directory or the log dir holding one [default: the log dir's own, when it has one]
+    #[arg(long, value_name = "DIR")]
+    pub metadata: Option<PathBuf>,
+    /// The broker's server.properties: its log.* settings are the
+    /// STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes,
+    /// transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+}
+
 /// Kafka major version whose defaults apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum KafkaVersion {
@@ -402,6 +416,9 @@ pub struct RetentionReportArgs {
     /// One JSON object per partition
     #[arg(long)]
     pub json: bool,
+    /// Where topic configs come from
+    #[command(flatten)]
+    pub cluster: ClusterConfigArgs,
 }
 
 /// How `kseg export` writes records.

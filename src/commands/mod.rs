@@ -1,6 +1,7 @@
 //! One module per subcommand: arguments in, library calls, rendered output,
 //! exit code out.
 
+mod cluster_args;
 mod diverge;
 mod dump;
 mod export;
