@@ -37,9 +37,31 @@ pub enum Command {
     Salvage(SalvageArgs),
     /// Put back every file a writing command replaced, from its backup directory
     Restore(RestoreArgs),
+    /// The cluster metadata image __cluster_metadata-0 replays to, and stray replicas
+    Metadata(MetadataArgs),
     /// Generate completions, man pages or the bundled test data
     #[command(hide = true)]
     Generate(GenerateArgs),
+}
+
+/// Arguments of `kseg metadata`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Replays the latest snapshot (<endOffset>-<epoch>.checkpoint) and the log after it, as the \
+broker's metadata loader does. On a log dir, every partition directory is matched by the topic id in its \
+partition.metadata to the image, and those that should not be on this broker (node.id in meta.properties) \
+are reported as stray replicas."
+)]
+pub struct MetadataArgs {
+    /// A log dir holding __cluster_metadata-0, that directory, or a .checkpoint file
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+    /// The image as of this offset of the metadata log (inclusive)
+    #[arg(long, value_name = "N")]
+    pub at_offset: Option<i64>,
+    /// One JSON object
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// How keys, values and header values are shown.

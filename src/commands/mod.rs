@@ -7,6 +7,7 @@ mod dump;
 mod export;
 mod generate;
 mod locate;
+mod metadata;
 mod rebuild_index;
 mod recover;
 mod recover_salvage;
@@ -38,6 +39,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::Ok)
         }
+        Command::Metadata(args) => metadata::run(&args),
         Command::Generate(args) => generate::run(&args),
     }
 }

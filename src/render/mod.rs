@@ -9,6 +9,7 @@ pub mod dump;
 pub mod export;
 pub mod index_rebuild;
 pub mod locate;
+pub mod metadata;
 pub mod output_format;
 pub mod recovery;
 pub mod retention;

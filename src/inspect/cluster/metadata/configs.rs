@@ -40,3 +40,14 @@ pub struct DynamicConfigs {
     /// Cluster-wide broker defaults (resource type BROKER, empty name).
     pub cluster_default: ConfigMap,
 }
+
+impl std::fmt::Display for SetBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Snapshot { end_offset } => {
+                write!(f, "the snapshot ending at offset {end_offset}")
+            }
+            Self::Log { offset } => write!(f, "offset {offset}"),
+        }
+    }
+}

@@ -1,7 +1,20 @@
 //! What does the cluster metadata log say the cluster is? The image the
-//! broker's metadata loader builds (`MetadataLoader`, `MetadataDelta`,
-//! `MetadataImage`) from the latest snapshot of `__cluster_metadata-0` and
-//! the records after it: topics and partitions, brokers, features, quotas,
-//! ACLs, producer ids, and the dynamic configs ([`configs`]).
+//! broker's metadata loader builds (`MetadataLoader`, `MetadataBatchLoader`,
+//! `MetadataDelta`, `MetadataImage`) from the latest snapshot of
+//! `__cluster_metadata-0` and the records after it: topics and partitions,
+//! brokers, features, quotas, ACLs, producer ids ([`image`]), and the
+//! dynamic configs ([`configs`]). [`load`] finds the snapshot and the log
+//! and walks them, [`replay`] applies records in order with metadata
+//! transactions, [`apply`] applies one record; [`stray`] matches a log dir's
+//! partition directories to the image.
 
+pub mod apply;
 pub mod configs;
+pub mod image;
+pub mod load;
+pub mod replay;
+pub mod stray;
+
+pub use configs::DynamicConfigs;
+pub use image::MetadataImage;
+pub use load::{LoadedImage, find_metadata_partition, load_image};

@@ -1,0 +1,328 @@
+//! Finding what to replay and replaying it: the latest snapshot
+//! (`<endOffset>-<epoch>.checkpoint`) at or below the offset asked for,
+//! then the log's records from the snapshot's end offset, as the broker's
+//! `MetadataLoader` does on start (`handleLoadSnapshot`, then
+//! `handleCommit` for each batch after it). Batches stream past one buffer.
+//! Reading stops where the broker's log recovery would truncate the log (a
+//! batch that fails its CRC, bytes that are not a batch), with a warning
+//! naming the file and byte; a snapshot that does not read is an error.
+
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use super::configs::SetBy;
+use super::replay::{Replayed, Replayer};
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::format::{FileBatch, FormatError};
+use crate::logdir::chunked::walk_batches;
+use crate::logdir::file_name::parse_kraft_snapshot;
+use crate::logdir::{LogDirError, Partition};
+use crate::schema::{Decoded, InternalTopic, decode_record};
+
+/// The metadata partition's directory name.
+pub const METADATA_PARTITION: &str = "__cluster_metadata-0";
+
+/// A snapshot file and the offset its records reach (exclusive) and epoch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotFile {
+    /// The `.checkpoint` file.
+    pub path: PathBuf,
+    /// Its end offset: the image is as of offset `end_offset - 1`.
+    pub end_offset: i64,
+    /// The epoch of that offset.
+    pub epoch: i32,
+}
+
+/// The image and what it was built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedImage {
+    /// The replay: image, transactions, refused records.
+    pub replayed: Replayed,
+    /// The partition directory, unless a lone `.checkpoint` was given.
+    pub partition_dir: Option<PathBuf>,
+    /// The snapshot replayed first, if any.
+    pub snapshot: Option<SnapshotFile>,
+    /// The first log offset replayed after the snapshot (none when only a snapshot was read).
+    pub log_from: Option<i64>,
+    /// The last offset the image includes (-1 for none).
+    pub offset: i64,
+    /// The offset asked for.
+    pub at_offset: Option<i64>,
+    /// The log end offset read (one past the last record seen).
+    pub log_end_offset: Option<i64>,
+    /// Where reading stopped early, and why.
+    pub warnings: Vec<String>,
+}
+
+/// `<log_dir>/__cluster_metadata-0`, when it is a directory.
+pub fn find_metadata_partition(log_dir: &Path) -> Option<PathBuf> {
+    let dir = log_dir.join(METADATA_PARTITION);
+    dir.is_dir().then_some(dir)
+}
+
+/// The snapshots of a metadata partition directory, by end offset.
+pub fn snapshots(dir: &Path) -> Result<Vec<SnapshotFile>, LogDirError> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| LogDirError::io(dir, e))? {
+        let entry = entry.map_err(|e| LogDirError::io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some((end_offset, epoch)) = parse_kraft_snapshot(&name) {
+            found.push(SnapshotFile {
+                path: entry.path(),
+                end_offset,
+                epoch,
+            });
+        }
+    }
+    found.sort_by_key(|s| (s.end_offset, s.epoch));
+    Ok(found)
+}
+
+/// The image of `path`: a log dir holding `__cluster_metadata-0`, that
+/// directory, or one `.checkpoint` file; as of `at_offset` (inclusive)
+/// when given, else of the whole log.
+pub fn load_image(path: &Path, at_offset: Option<i64>) -> Result<LoadedImage, LogDirError> {
+    if path.is_file() {
+        return load_snapshot_file(path, at_offset);
+    }
+    let dir = match find_metadata_partition(path) {
+        Some(dir) => dir,
+        None if path.is_dir() => path.to_path_buf(),
+        None => return Err(LogDirError::io(path, std::io::ErrorKind::NotFound.into())),
+    };
+    if let Some(n) = at_offset.filter(|&n| n < 0) {
+        return Err(LogDirError::not_understood(
+            path,
+            format!("--at-offset {n}: offsets start at 0"),
+        ));
+    }
+    let target = at_offset.unwrap_or(i64::MAX);
+    let snapshot = snapshots(&dir)?
+        .into_iter()
+        .rfind(|s| s.end_offset <= target.saturating_add(1));
+    let partition = Partition::open(&dir)?;
+    let mut replayer = Replayer::new();
+    let from = match &snapshot {
+        Some(s) => {
+            read_snapshot(&s.path, s.end_offset, &mut replayer)?;
+            s.end_offset
+        }
+        None => 0,
+    };
+    if let Some(first) = partition.segments.first().filter(|s| s.base_offset > from) {
+        let asked = at_offset.map_or("the image".to_string(), |n| format!("offset {n}"));
+        return Err(LogDirError::not_understood(
+            &dir,
+            format!(
+                "the log starts at offset {}, and no snapshot at or below {asked} covers the offsets before it",
+                first.base_offset
+            ),
+        ));
+    }
+    let mut walk = LogWalk {
+        replayer,
+        from,
+        target,
+        last: from - 1,
+        end: None,
+        warnings: Vec::new(),
+        scratch: Vec::new(),
+        done: false,
+    };
+    for segment in &partition.segments {
+        if walk.done {
+            break;
+        }
+        walk.segment(&segment.log_path())?;
+    }
+    let LogWalk {
+        replayer,
+        last,
+        end,
+        mut warnings,
+        ..
+    } = walk;
+    if let (Some(n), Some(end)) = (at_offset, end) {
+        if n >= end {
+            warnings.push(format!(
+                "the log ends at offset {end}: offset {n} is past it; this is the latest image"
+            ));
+        }
+    }
+    Ok(LoadedImage {
+        replayed: replayer.finish(),
+        partition_dir: Some(dir),
+        snapshot,
+        log_from: Some(from),
+        offset: last,
+        at_offset,
+        log_end_offset: end,
+        warnings,
+    })
+}
+
+fn load_snapshot_file(path: &Path, at_offset: Option<i64>) -> Result<LoadedImage, LogDirError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (end_offset, epoch) = parse_kraft_snapshot(&name).ok_or_else(|| {
+        LogDirError::not_understood(
+            path,
+            "is not a KRaft snapshot (<endOffset>-<epoch>.checkpoint)",
+        )
+    })?;
+    if let Some(n) = at_offset.filter(|&n| n != end_offset - 1) {
+        return Err(LogDirError::not_understood(
+            path,
+            format!(
+                "holds the image as of offset {} only; --at-offset {n} needs the partition directory",
+                end_offset - 1
+            ),
+        ));
+    }
+    let mut replayer = Replayer::new();
+    read_snapshot(path, end_offset, &mut replayer)?;
+    Ok(LoadedImage {
+        replayed: replayer.finish(),
+        partition_dir: None,
+        snapshot: Some(SnapshotFile {
+            path: path.to_path_buf(),
+            end_offset,
+            epoch,
+        }),
+        log_from: None,
+        offset: end_offset - 1,
+        at_offset,
+        log_end_offset: None,
+        warnings: Vec::new(),
+    })
+}
+
+/// The decoded value of a metadata record, or why it did not decode.
+fn decoded_value(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<serde_json::Value, String> {
+    match decode_record(InternalTopic::ClusterMetadata, key, value).value {
+        Decoded::Json(v) => Ok(v),
+        Decoded::Failed(reason) => Err(reason),
+        Decoded::Null => Err("the record has no value".into()),
+        Decoded::NotDecoded => Err("the value was not decoded".into()),
+    }
+}
+
+/// Replays every metadata record of the snapshot at `path`; any batch that
+/// does not frame, fails its CRC or whose records do not parse is an error.
+fn read_snapshot(path: &Path, end_offset: i64, replayer: &mut Replayer) -> Result<(), LogDirError> {
+    let mut scratch = Vec::new();
+    let mut failure = None;
+    let set_by = SetBy::Snapshot { end_offset };
+    let end = walk_batches(path, |batch| {
+        match batch_records(batch, &mut scratch, |_, value| {
+            replayer.record(value, set_by)
+        }) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                failure = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    })?;
+    match failure.or(end) {
+        Some(err) => Err(LogDirError::format(path, err)),
+        None => Ok(()),
+    }
+}
+
+/// Calls `visit` with the offset and decoded value of each record of a
+/// data batch (control batches hold no metadata records); the batch's
+/// CRC or record framing failing is the error.
+fn batch_records(
+    batch: &FileBatch<'_>,
+    scratch: &mut Vec<u8>,
+    mut visit: impl FnMut(i64, Result<&serde_json::Value, String>),
+) -> Result<(), FormatError> {
+    let summary = batch.summary(scratch, DEFAULT_DECOMPRESS_LIMIT)?;
+    batch.ensure_valid()?;
+    if summary.is_control {
+        return Ok(());
+    }
+    let decoded = batch.records(scratch, DEFAULT_DECOMPRESS_LIMIT);
+    for record in &decoded.records {
+        let value = decoded_value(record.key, record.value);
+        visit(record.offset, value.as_ref().map_err(Clone::clone));
+    }
+    match decoded.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The walk over the log's segments.
+struct LogWalk {
+    replayer: Replayer,
+    from: i64,
+    target: i64,
+    last: i64,
+    end: Option<i64>,
+    warnings: Vec<String>,
+    scratch: Vec<u8>,
+    done: bool,
+}
+
+impl LogWalk {
+    fn segment(&mut self, log: &Path) -> Result<(), LogDirError> {
+        let mut failure = None;
+        let end = walk_batches(log, |batch| self.batch(batch, &mut failure))?;
+        if let Some(err) = failure.or(end) {
+            self.warnings.push(format!(
+                "{}: {err}; the broker's log recovery truncates the log there, and the image stops at offset {}",
+                log.display(),
+                self.last
+            ));
+            self.done = true;
+        }
+        Ok(())
+    }
+
+    fn batch(
+        &mut self,
+        batch: &FileBatch<'_>,
+        failure: &mut Option<FormatError>,
+    ) -> ControlFlow<()> {
+        let summary = match batch.summary(&mut self.scratch, DEFAULT_DECOMPRESS_LIMIT) {
+            Ok(s) => s,
+            Err(e) => {
+                *failure = Some(e);
+                return ControlFlow::Break(());
+            }
+        };
+        self.end = Some(summary.last_offset + 1);
+        if summary.last_offset < self.from {
+            return ControlFlow::Continue(());
+        }
+        if summary.base_offset > self.target {
+            self.done = true;
+            return ControlFlow::Break(());
+        }
+        let (from, target) = (self.from, self.target);
+        let mut last = self.last;
+        let replayer = &mut self.replayer;
+        let result = batch_records(batch, &mut self.scratch, |offset, value| {
+            if (from..=target).contains(&offset) {
+                replayer.record(value, SetBy::Log { offset });
+                last = offset;
+            }
+        });
+        self.last = if summary.is_control {
+            summary.last_offset.min(target)
+        } else {
+            last
+        };
+        match result {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                *failure = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Records replayed in order into an image, with KIP-868 metadata
+//! transactions as the broker's loader applies them
+//! (`metadata/src/main/java/org/apache/kafka/image/loader/MetadataBatchLoader.java`):
+//! the records after a `BeginTransactionRecord` are published only when its
+//! `EndTransactionRecord` comes (`replay`, lines 219-233, and
+//! `maybeFlushBatches`, 192-196: nothing is published while a transaction
+//! is open); an `AbortTransactionRecord` publishes the image as it was
+//! before the transaction (198-203). A Begin inside a transaction, or an
+//! End or Abort outside one, is an error there (222, 232, 240); here it is
+//! a refused record. The image is copied when a transaction begins, so the
+//! memory is twice the live state at most, never the records.
+
+use serde_json::Value;
+
+use super::apply::apply;
+use super::configs::SetBy;
+use super::image::MetadataImage;
+
+/// How many refused records are kept (the rest are counted).
+const MAX_REFUSED: usize = 100;
+
+/// A metadata transaction: where it began, its name, how many records it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transaction {
+    /// Where its `BeginTransactionRecord` is.
+    pub begin: SetBy,
+    /// The name the Begin record gives.
+    pub name: String,
+    /// Metadata records inside it.
+    pub records: u64,
+    /// Where it was aborted, and why (for an aborted one).
+    pub aborted: Option<(SetBy, String)>,
+}
+
+/// A record the image did not take, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedRecord {
+    /// Where it is.
+    pub at: SetBy,
+    /// Its type (`PARTITION_CHANGE_RECORD`, …), or `?` if it did not decode.
+    pub kind: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// What replaying gave: the published image and how it came about.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Replayed {
+    /// The image as the loader would publish it.
+    pub image: MetadataImage,
+    /// Metadata records replayed (control records not counted).
+    pub records: u64,
+    /// A transaction still open at the end, whose records the image leaves out.
+    pub open_transaction: Option<Transaction>,
+    /// Transactions that were aborted, in order.
+    pub aborted: Vec<Transaction>,
+    /// Records the image refused (the first [`MAX_REFUSED`]).
+    pub refused: Vec<RefusedRecord>,
+    /// Refused records beyond those kept.
+    pub more_refused: u64,
+}
+
+/// Applies records one at a time.
+#[derive(Debug, Default)]
+pub struct Replayer {
+    out: Replayed,
+    /// The image as published before the open transaction, and the transaction.
+    before: Option<(MetadataImage, Transaction)>,
+}
+
+impl Replayer {
+    /// A replayer starting from an empty image.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn refuse(&mut self, at: SetBy, kind: &str, reason: String) {
+        if self.out.refused.len() < MAX_REFUSED {
+            self.out.refused.push(RefusedRecord {
+                at,
+                kind: kind.to_string(),
+                reason,
+            });
+        } else {
+            self.out.more_refused += 1;
+        }
+    }
+
+    /// Replays one record: `value` is its decoded value
+    /// (`{"type", "version", "data"}`), or why it did not decode.
+    pub fn record(&mut self, value: Result<&Value, String>, at: SetBy) {
+        self.out.records += 1;
+        let value = match value {
+            Ok(v) => v,
+            Err(reason) => return self.refuse(at, "?", reason),
+        };
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or("?");
+        let data = value.get("data").unwrap_or(&Value::Null);
+        match kind {
+            "BEGIN_TRANSACTION_RECORD" => self.begin(data, at),
+            "END_TRANSACTION_RECORD" => match self.before.take() {
+                Some(_) => {}
+                None => self.refuse(at, kind, "no transaction is open".into()),
+            },
+            "ABORT_TRANSACTION_RECORD" => match self.before.take() {
+                Some((image, mut txn)) => {
+                    self.out.image = image;
+                    let reason = data.get("reason").and_then(Value::as_str);
+                    txn.aborted = Some((at, reason.unwrap_or_default().to_string()));
+                    self.out.aborted.push(txn);
+                }
+                None => self.refuse(at, kind, "no transaction is open".into()),
+            },
+            _ => {
+                if let Some((_, txn)) = &mut self.before {
+                    txn.records += 1;
+                }
+                if let Err(reason) = apply(&mut self.out.image, kind, data, at) {
+                    self.refuse(at, kind, reason);
+                }
+            }
+        }
+    }
+
+    fn begin(&mut self, data: &Value, at: SetBy) {
+        if let Some((_, open)) = &self.before {
+            let reason = format!("a transaction is already open since {}", open.begin);
+            return self.refuse(at, "BEGIN_TRANSACTION_RECORD", reason);
+        }
+        let name = data.get("name").and_then(Value::as_str).unwrap_or_default();
+        let txn = Transaction {
+            begin: at,
+            name: name.to_string(),
+            records: 0,
+            aborted: None,
+        };
+        self.before = Some((self.out.image.clone(), txn));
+    }
+
+    /// The image as published: without the records of a transaction still open.
+    pub fn finish(mut self) -> Replayed {
+        if let Some((image, txn)) = self.before.take() {
+            self.out.image = image;
+            self.out.open_transaction = Some(txn);
+        }
+        self.out
+    }
+}

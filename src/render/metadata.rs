@@ -1,0 +1,389 @@
+//! `kseg metadata`: the metadata image as sections of tables, or as one
+//! JSON object; and the stray replicas of a log dir.
+
+use std::io::{self, Write};
+
+use comfy_table::Table;
+use serde_json::{Map, Value, json};
+
+use crate::inspect::cluster::metadata::configs::{ConfigMap, SetBy};
+use crate::inspect::cluster::metadata::image::{Endpoint, MetadataImage};
+use crate::inspect::cluster::metadata::load::LoadedImage;
+use crate::inspect::cluster::metadata::replay::Transaction;
+use crate::inspect::cluster::metadata::stray::StrayReport;
+
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// What was replayed, in one line.
+fn provenance(l: &LoadedImage) -> String {
+    let snapshot = l.snapshot.as_ref().map(|s| {
+        format!(
+            "snapshot {} (offsets below {})",
+            file_name(&s.path),
+            s.end_offset
+        )
+    });
+    let log = match (l.log_from, l.offset) {
+        (Some(from), last) if last >= from => Some(format!("log offsets {from}..={last}")),
+        (Some(from), _) => Some(format!("no log records from offset {from}")),
+        (None, _) => None,
+    };
+    let what = [snapshot, log].into_iter().flatten().collect::<Vec<_>>();
+    format!(
+        "replayed {}; the image is as of offset {}",
+        what.join(" then "),
+        l.offset
+    )
+}
+
+fn endpoints(e: &[Endpoint]) -> String {
+    e.iter()
+        .map(|e| format!("{}://{}:{}", e.name, e.host, e.port))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn list(v: &[i32]) -> String {
+    format!("{v:?}")
+}
+
+fn set_by(s: SetBy) -> String {
+    match s {
+        SetBy::Snapshot { end_offset } => format!("snapshot {end_offset}"),
+        SetBy::Log { offset } => format!("offset {offset}"),
+    }
+}
+
+fn transaction_line(t: &Transaction) -> String {
+    match &t.aborted {
+        Some((at, reason)) => format!(
+            "transaction {:?} begun at {} aborted at {at} ({reason}): its {} record(s) are not applied",
+            t.name, t.begin, t.records
+        ),
+        None => format!(
+            "transaction {:?} begun at {} is still open: its {} record(s) are not applied until it ends",
+            t.name, t.begin, t.records
+        ),
+    }
+}
+
+fn write_topics(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
+    let mut topics: Vec<_> = image.topics.values().collect();
+    topics.sort_by(|a, b| a.name.cmp(&b.name));
+    writeln!(w, "Topics ({})", topics.len())?;
+    let mut table = Table::new();
+    table.set_header([
+        "topic",
+        "topic id",
+        "partition",
+        "leader",
+        "leader epoch",
+        "partition epoch",
+        "replicas",
+        "isr",
+    ]);
+    for t in topics {
+        for (id, p) in &t.partitions {
+            table.add_row([
+                t.name.clone(),
+                t.id.clone(),
+                id.to_string(),
+                p.leader.to_string(),
+                p.leader_epoch.to_string(),
+                p.partition_epoch.to_string(),
+                list(&p.replicas),
+                list(&p.isr),
+            ]);
+        }
+    }
+    writeln!(w, "{table}")
+}
+
+fn write_cluster(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
+    writeln!(w, "Brokers ({})", image.brokers.len())?;
+    let mut table = Table::new();
+    table.set_header([
+        "id",
+        "epoch",
+        "fenced",
+        "controlled shutdown",
+        "rack",
+        "endpoints",
+    ]);
+    for b in image.brokers.values() {
+        table.add_row([
+            b.id.to_string(),
+            b.epoch.to_string(),
+            b.fenced.to_string(),
+            b.in_controlled_shutdown.to_string(),
+            b.rack.clone().unwrap_or_default(),
+            endpoints(&b.endpoints),
+        ]);
+    }
+    writeln!(w, "{table}")?;
+    if !image.controllers.is_empty() {
+        writeln!(w, "Controllers ({})", image.controllers.len())?;
+        for c in image.controllers.values() {
+            writeln!(w, "  {}: {}", c.id, endpoints(&c.endpoints))?;
+        }
+    }
+    Ok(())
+}
+
+fn write_rest(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
+    writeln!(w, "Features")?;
+    for (name, level) in &image.features {
+        writeln!(w, "  {name} = {level}")?;
+    }
+    writeln!(w, "Client quotas ({})", image.client_quotas.len())?;
+    for (entity, quotas) in &image.client_quotas {
+        let who = entity
+            .iter()
+            .map(|(t, n)| format!("{t}={}", n.as_deref().unwrap_or("<default>")))
+            .collect::<Vec<_>>()
+            .join(",");
+        for (key, value) in quotas {
+            writeln!(w, "  {who}: {key} = {value}")?;
+        }
+    }
+    writeln!(w, "ACLs: {}", image.acls.len())?;
+    match &image.producer_ids {
+        Some(p) => writeln!(
+            w,
+            "Producer ids: next block starts at {} (last block to broker {}, epoch {})",
+            p.next_producer_id, p.broker_id, p.broker_epoch
+        ),
+        None => writeln!(w, "Producer ids: none handed out"),
+    }
+}
+
+fn write_configs(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
+    let c = &image.configs;
+    let mut table = Table::new();
+    table.set_header(["resource", "config", "value", "set at"]);
+    let mut add = |resource: String, map: &ConfigMap| {
+        for (name, v) in map {
+            table.add_row([
+                resource.clone(),
+                name.clone(),
+                v.value.clone(),
+                set_by(v.set_by),
+            ]);
+        }
+    };
+    add("cluster default".into(), &c.cluster_default);
+    for (broker, map) in &c.brokers {
+        add(format!("broker {broker}"), map);
+    }
+    for (topic, map) in &c.topics {
+        add(format!("topic {topic}"), map);
+    }
+    for ((kind, name), map) in &image.other_configs {
+        add(format!("resource type {kind} {name}"), map);
+    }
+    writeln!(w, "Configs")?;
+    writeln!(w, "{table}")
+}
+
+/// Writes the image as text sections.
+pub fn write_text(w: &mut dyn Write, l: &LoadedImage) -> io::Result<()> {
+    let name = l.partition_dir.as_deref().map_or_else(
+        || {
+            l.snapshot
+                .as_ref()
+                .map(|s| s.path.display().to_string())
+                .unwrap_or_default()
+        },
+        |d| d.display().to_string(),
+    );
+    writeln!(w, "{name}: {}", provenance(l))?;
+    let r = &l.replayed;
+    for t in r.aborted.iter().chain(&r.open_transaction) {
+        writeln!(w, "  {}", transaction_line(t))?;
+    }
+    for refused in &r.refused {
+        writeln!(
+            w,
+            "  record at {} ({}) not applied: {}",
+            refused.at, refused.kind, refused.reason
+        )?;
+    }
+    if r.more_refused > 0 {
+        writeln!(w, "  and {} more records not applied", r.more_refused)?;
+    }
+    write_topics(w, &r.image)?;
+    write_cluster(w, &r.image)?;
+    write_rest(w, &r.image)?;
+    write_configs(w, &r.image)
+}
+
+/// Writes the stray-replica findings of a log dir as text.
+pub fn write_strays_text(w: &mut dyn Write, log_dir: &str, s: &StrayReport) -> io::Result<()> {
+    let node = s
+        .node_id
+        .map_or_else(|| "unknown broker".to_string(), |n| format!("broker {n}"));
+    writeln!(
+        w,
+        "Partition directories of {log_dir} ({node}): {} matched, {} stray",
+        s.replicas.len() - s.strays().count(),
+        s.strays().count()
+    )?;
+    if let Some(why) = &s.node_id_missing {
+        writeln!(w, "  no node id ({why}): replica lists are not checked")?;
+    }
+    for (r, reason) in s.strays() {
+        let then = if reason.kafka_moves_aside() {
+            "; the broker renames it …-stray on its next start"
+        } else {
+            ""
+        };
+        writeln!(w, "  {}: stray replica: {reason}{then}", r.dir.display())?;
+    }
+    Ok(())
+}
+
+fn config_json(map: &ConfigMap) -> Value {
+    let mut out = Map::new();
+    for (name, v) in map {
+        let mut o = json!({"value": v.value});
+        match v.set_by {
+            SetBy::Snapshot { end_offset } => o["snapshotEndOffset"] = json!(end_offset),
+            SetBy::Log { offset } => o["offset"] = json!(offset),
+        }
+        out.insert(name.clone(), o);
+    }
+    Value::Object(out)
+}
+
+fn endpoints_json(e: &[Endpoint]) -> Value {
+    e.iter()
+        .map(|e| json!({"name": e.name, "host": e.host, "port": e.port, "securityProtocol": e.security_protocol}))
+        .collect()
+}
+
+fn topics_json(image: &MetadataImage) -> Value {
+    let mut topics: Vec<_> = image.topics.values().collect();
+    topics.sort_by(|a, b| a.name.cmp(&b.name));
+    topics
+        .into_iter()
+        .map(|t| {
+            let partitions: Vec<Value> = t
+                .partitions
+                .iter()
+                .map(|(id, p)| {
+                    json!({
+                        "partition": id, "leader": p.leader, "leaderEpoch": p.leader_epoch,
+                        "partitionEpoch": p.partition_epoch, "replicas": p.replicas, "isr": p.isr,
+                        "removingReplicas": p.removing_replicas, "addingReplicas": p.adding_replicas,
+                        "leaderRecoveryState": p.leader_recovery_state, "directories": p.directories,
+                        "eligibleLeaderReplicas": p.eligible_leader_replicas, "lastKnownElr": p.last_known_elr,
+                    })
+                })
+                .collect();
+            json!({"name": t.name, "topicId": t.id, "partitions": partitions})
+        })
+        .collect()
+}
+
+fn cluster_json(image: &MetadataImage) -> (Value, Value) {
+    let brokers = image
+        .brokers
+        .values()
+        .map(|b| {
+            json!({
+                "id": b.id, "epoch": b.epoch, "incarnationId": b.incarnation_id, "fenced": b.fenced,
+                "inControlledShutdown": b.in_controlled_shutdown, "rack": b.rack,
+                "endpoints": endpoints_json(&b.endpoints), "logDirs": b.log_dirs,
+            })
+        })
+        .collect();
+    let controllers = image
+        .controllers
+        .values()
+        .map(|c| json!({"id": c.id, "incarnationId": c.incarnation_id, "endpoints": endpoints_json(&c.endpoints)}))
+        .collect();
+    (brokers, controllers)
+}
+
+fn transaction_json(t: &Transaction) -> Value {
+    let at = |s: &SetBy| match s {
+        SetBy::Log { offset } => json!(offset),
+        SetBy::Snapshot { end_offset } => json!({"snapshotEndOffset": end_offset}),
+    };
+    json!({
+        "name": t.name, "beginOffset": at(&t.begin), "records": t.records,
+        "abortOffset": t.aborted.as_ref().map(|(s, _)| at(s)),
+        "abortReason": t.aborted.as_ref().map(|(_, r)| r),
+    })
+}
+
+/// The image as one JSON object; `strays` adds `strayReplicas`.
+pub fn to_json(l: &LoadedImage, strays: Option<&StrayReport>) -> Value {
+    let r = &l.replayed;
+    let image = &r.image;
+    let (brokers, controllers) = cluster_json(image);
+    let quotas: Vec<Value> = image
+        .client_quotas
+        .iter()
+        .map(|(entity, q)| {
+            let entity: Vec<Value> = entity
+                .iter()
+                .map(|(t, n)| json!({"entityType": t, "entityName": n}))
+                .collect();
+            json!({"entity": entity, "quotas": q})
+        })
+        .collect();
+    let c = &image.configs;
+    let map_json = |m: &std::collections::BTreeMap<String, ConfigMap>| -> Value {
+        m.iter()
+            .map(|(k, v)| (k.clone(), config_json(v)))
+            .collect::<Map<_, _>>()
+            .into()
+    };
+    let mut out = json!({
+        "partitionDir": l.partition_dir.as_ref().map(|d| d.display().to_string()),
+        "snapshot": l.snapshot.as_ref().map(|s| json!({"file": file_name(&s.path), "endOffset": s.end_offset, "epoch": s.epoch})),
+        "logFrom": l.log_from,
+        "offset": l.offset,
+        "atOffset": l.at_offset,
+        "logEndOffset": l.log_end_offset,
+        "records": r.records,
+        "topics": topics_json(image),
+        "brokers": brokers,
+        "controllers": controllers,
+        "features": image.features,
+        "clientQuotas": quotas,
+        "aclCount": image.acls.len(),
+        "producerIds": image.producer_ids.map(|p| json!({"nextProducerId": p.next_producer_id, "brokerId": p.broker_id, "brokerEpoch": p.broker_epoch})),
+        "configs": {
+            "topics": map_json(&c.topics),
+            "brokers": map_json(&c.brokers),
+            "clusterDefault": config_json(&c.cluster_default),
+        },
+        "abortedTransactions": r.aborted.iter().map(transaction_json).collect::<Vec<_>>(),
+        "openTransaction": r.open_transaction.as_ref().map(transaction_json),
+        "refused": r.refused.iter().map(|x| json!({"at": x.at.to_string(), "type": x.kind, "reason": x.reason})).collect::<Vec<_>>(),
+        "warnings": l.warnings,
+    });
+    if let Some(s) = strays {
+        out["strayReplicas"] = strays_json(s);
+        out["nodeId"] = json!(s.node_id);
+    }
+    out
+}
+
+/// The stray replicas as a JSON array.
+pub fn strays_json(s: &StrayReport) -> Value {
+    s.strays()
+        .map(|(r, reason)| {
+            json!({
+                "dir": r.dir.display().to_string(), "topic": r.topic, "partition": r.partition,
+                "topicId": r.topic_id, "reason": reason.code(), "message": reason.to_string(),
+                "kafkaMovesAside": reason.kafka_moves_aside(),
+            })
+        })
+        .collect()
+}
