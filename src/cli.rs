@@ -35,6 +35,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Report what reading past damage keeps that Kafka's recovery throws away (dry)
     Salvage(SalvageArgs),
+    /// The effective configs of each topic, with where each value comes from
+    Config(ConfigArgs),
     /// Put back every file a writing command replaced, from its backup directory
     Restore(RestoreArgs),
     /// The cluster metadata image __cluster_metadata-0 replays to, and stray replicas
@@ -398,6 +400,38 @@ pub struct ClusterConfigArgs {
     /// transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*
     #[arg(long, value_name = "FILE")]
     pub server_properties: Option<PathBuf>,
+}
+
+/// Arguments of `kseg config`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Topics: those the metadata image names, and the partition directories of the \
+log dir (a partition directory as PATH: its topic only). Sources are named as Kafka's \
+DescribeConfigs names them (DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG for this broker's \
+node.id, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG from --server-properties, \
+DEFAULT_CONFIG), with the metadata log offset of the record that set a dynamic value; \
+INTERNAL_TOPIC_RULE marks a value the broker's own code gives an internal topic \
+(__consumer_offsets, __transaction_state, __cluster_metadata)."
+)]
+pub struct ConfigArgs {
+    /// A log dir, a partition directory, or __cluster_metadata-0
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+    /// Only this topic (repeatable)
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Vec<String>,
+    /// Print every config, Kafka's defaults included (JSON always has them all)
+    #[arg(long)]
+    pub all: bool,
+    /// Whose defaults apply where Kafka's differ
+    #[arg(long, value_enum, default_value = "4")]
+    pub kafka_version: KafkaVersion,
+    /// One JSON object per topic
+    #[arg(long)]
+    pub json: bool,
+    /// Where topic configs come from
+    #[command(flatten)]
+    pub cluster: ClusterConfigArgs,
 }
 
 /// Kafka major version whose defaults apply.

@@ -15,9 +15,14 @@ pub fn context(
     args: &ClusterConfigArgs,
     kafka_major: u8,
 ) -> anyhow::Result<ConfigContext> {
-    Ok(ConfigContext::new(
+    let ctx = ConfigContext::load(
         log_dir,
+        args.metadata.as_deref(),
         args.server_properties.as_deref(),
         kafka_major,
-    )?)
+    )?;
+    for warning in &ctx.warnings {
+        eprintln!("kseg: metadata log: {warning}");
+    }
+    Ok(ctx)
 }

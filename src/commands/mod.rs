@@ -2,6 +2,7 @@
 //! exit code out.
 
 mod cluster_args;
+mod config;
 mod diverge;
 mod dump;
 mod export;
@@ -33,6 +34,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Diverge(args) => diverge::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Salvage(args) => salvage::run(&args),
+        Command::Config(args) => config::run(&args),
         Command::Restore(args) => {
             for path in kseg::repair::backup::restore(&args.backup, args.ignore_lock)? {
                 println!("restored {}", path.display());

@@ -13,7 +13,7 @@ use kseg::inspect::retention::config::RetentionConfig;
 use kseg::inspect::retention::metadata_log::MetadataRetention;
 use kseg::inspect::retention::report::{ReportInputs, report_partition};
 use kseg::logdir::target::resolve;
-use kseg::render::config::{configs_json, write_ignored, write_settings};
+use kseg::render::config::{Defaults, configs_json, write_ignored, write_settings};
 use kseg::render::retention::{LogDirSummary, write_report};
 
 use crate::cli::{KafkaVersion, RetentionReportArgs};
@@ -254,7 +254,7 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
                 writeln!(out, "  {warning}")?;
             }
             writeln!(out, "  settings ({}):", ctx.describe())?;
-            write_settings(&mut out, "    ", &settings.configs, &names, true)?;
+            write_settings(&mut out, "    ", &settings.configs, &names, Defaults::Named)?;
             writeln!(out)?;
         }
         summary.add(&report);

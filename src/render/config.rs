@@ -6,33 +6,48 @@ use std::io::{self, Write};
 use crate::inspect::cluster::config::resolve::{IgnoredConfig, TopicConfigs};
 use crate::inspect::cluster::config::source::ConfigSource;
 
+/// How [`write_settings`] shows the configs at Kafka's defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Defaults {
+    /// A line each, like the others.
+    Each,
+    /// One line naming them.
+    Named,
+    /// One line counting them.
+    Counted,
+}
+
 /// Writes `name = value (source)` lines for `names` (all when empty),
-/// each prefixed by `indent`; with `skip_defaults`, Kafka's defaults are
-/// summed up in one line instead.
+/// each prefixed by `indent`, with the defaults shown as `defaults` says.
 pub fn write_settings(
     w: &mut dyn Write,
     indent: &str,
     configs: &TopicConfigs,
     names: &[&str],
-    skip_defaults: bool,
+    defaults: Defaults,
 ) -> io::Result<()> {
-    let mut defaults = Vec::new();
+    let mut at_default = Vec::new();
     for (name, r) in configs {
         if !names.is_empty() && !names.contains(&name.as_str()) {
             continue;
         }
-        if skip_defaults && r.source == ConfigSource::Default {
-            defaults.push(name.as_str());
+        if defaults != Defaults::Each && r.source == ConfigSource::Default {
+            at_default.push(name.as_str());
             continue;
         }
         writeln!(w, "{indent}{name} = {} ({})", r.value, r.describe())?;
     }
-    if !defaults.is_empty() {
-        writeln!(
+    match (defaults, at_default.len()) {
+        (_, 0) | (Defaults::Each, _) => {}
+        (Defaults::Named, _) => writeln!(
             w,
             "{indent}Kafka's defaults (DEFAULT_CONFIG) for {}",
-            defaults.join(", ")
-        )?;
+            at_default.join(", ")
+        )?,
+        (Defaults::Counted, n) => writeln!(
+            w,
+            "{indent}{n} more at Kafka's defaults (DEFAULT_CONFIG; --all lists them)"
+        )?,
     }
     Ok(())
 }
@@ -40,9 +55,11 @@ pub fn write_settings(
 /// Writes the dynamic broker configs the broker ignores.
 pub fn write_ignored(w: &mut dyn Write, indent: &str, ignored: &[IgnoredConfig]) -> io::Result<()> {
     for i in ignored {
-        let at = i
-            .offset
-            .map_or(String::new(), |o| format!(" at offset {o}"));
+        let at = match (i.offset, i.snapshot_end_offset) {
+            (Some(o), _) => format!(", metadata log offset {o}"),
+            (None, Some(end)) => format!(", metadata snapshot ending at offset {end}"),
+            (None, None) => String::new(),
+        };
         writeln!(
             w,
             "{indent}ignored: {}={} ({}{at}): {}",

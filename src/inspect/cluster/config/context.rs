@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::resolve::{BrokerLayers, IgnoredConfig, TopicConfigs, ignored_dynamic, resolve_topic};
 use crate::format::properties::parse_properties;
 use crate::inspect::cluster::metadata::configs::DynamicConfigs;
+use crate::inspect::cluster::metadata::load::{find_metadata_partition, load_image};
 use crate::logdir::LogDirError;
 
 /// The metadata log the dynamic configs came from.
@@ -37,6 +38,8 @@ pub struct ConfigContext {
     pub kafka_major: u8,
     /// The metadata log read, if any.
     pub metadata: Option<MetadataOrigin>,
+    /// Where reading the metadata log stopped early, and why.
+    pub warnings: Vec<String>,
 }
 
 /// Reads a Java properties file into a map (the last setting of a name wins).
@@ -82,6 +85,42 @@ impl ConfigContext {
             kafka_major,
             ..Self::default()
         })
+    }
+
+    /// Takes the dynamic configs and topic ids from the image of `path`
+    /// (a log dir holding `__cluster_metadata-0`, that directory, or a
+    /// snapshot), as the broker's metadata loader builds it.
+    pub fn with_metadata(mut self, path: &Path) -> Result<Self, LogDirError> {
+        let loaded = load_image(path, None)?;
+        let image = loaded.replayed.image;
+        self.topic_ids = image
+            .topics
+            .values()
+            .map(|t| (t.name.clone(), t.id.clone()))
+            .collect();
+        self.dynamic = image.configs;
+        self.metadata = Some(MetadataOrigin {
+            path: loaded.partition_dir.unwrap_or_else(|| path.to_path_buf()),
+            offset: loaded.offset,
+        });
+        self.warnings = loaded.warnings;
+        Ok(self)
+    }
+
+    /// [`Self::new`], then [`Self::with_metadata`] of `metadata` when
+    /// given, else of the log dir's own `__cluster_metadata-0` when it has one.
+    pub fn load(
+        log_dir: Option<&Path>,
+        metadata: Option<&Path>,
+        server_properties: Option<&Path>,
+        kafka_major: u8,
+    ) -> Result<Self, LogDirError> {
+        let ctx = Self::new(log_dir, server_properties, kafka_major)?;
+        let found = log_dir.and_then(find_metadata_partition);
+        match metadata.map(Path::to_path_buf).or(found) {
+            Some(path) => ctx.with_metadata(&path),
+            None => Ok(ctx),
+        }
     }
 
     /// The layers topic configs fall back to.

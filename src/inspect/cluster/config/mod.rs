@@ -7,6 +7,7 @@
 
 pub mod context;
 pub mod internal_topics;
+pub mod listing;
 pub mod resolve;
 pub mod source;
 pub mod synonyms;

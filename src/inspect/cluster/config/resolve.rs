@@ -52,9 +52,12 @@ pub struct IgnoredConfig {
     pub value: String,
     /// Per-broker or cluster default.
     pub source: ConfigSource,
-    /// The metadata log offset that set it.
+    /// The metadata log offset of the record that set it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<i64>,
+    /// The end offset of the snapshot holding the record that set it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot_end_offset: Option<i64>,
     /// Why the broker ignores it.
     pub why: String,
 }
@@ -177,6 +180,10 @@ pub fn ignored_dynamic(layers: &BrokerLayers) -> Vec<IgnoredConfig> {
                 offset: match set.set_by {
                     SetBy::Log { offset } => Some(offset),
                     SetBy::Snapshot { .. } => None,
+                },
+                snapshot_end_offset: match set.set_by {
+                    SetBy::Snapshot { end_offset } => Some(end_offset),
+                    SetBy::Log { .. } => None,
                 },
                 why,
             });
