@@ -190,8 +190,9 @@ pub struct WriteArgs {
 #[derive(Debug, Args)]
 #[command(
     after_help = "The rebuilt files match Kafka's byte for byte only with the topic's \
-index.interval.bytes: by default kseg infers it from the offset indexes Kafka already wrote \
-(and says so); pass --index-interval-bytes when none can tell it. An index that differs \
+index.interval.bytes: by default kseg takes it from the topic's config when the metadata log \
+(the log dir's __cluster_metadata-0, or --metadata) or --server-properties sets it, else infers it \
+from the offset indexes Kafka already wrote (and says which); pass --index-interval-bytes when none can tell it. An index that differs \
 from the rebuild but is consistent with the log (grouped by a follower or the cleaner) is \
 left alone unless --force."
 )]
@@ -225,6 +226,9 @@ pub struct RebuildIndexArgs {
     /// Write options
     #[command(flatten)]
     pub write: WriteArgs,
+    /// Where topic configs come from
+    #[command(flatten)]
+    pub cluster: ClusterConfigArgs,
 }
 
 /// `--index-interval-bytes`: a number of bytes, or `None` for `auto`.
@@ -335,6 +339,9 @@ pub struct RecoveryTargetArgs {
     /// dropped when a producer snapshot is loaded
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_PRODUCER_ID_EXPIRATION_MS)]
     pub producer_id_expiration_ms: i64,
+    /// Where topic configs come from
+    #[command(flatten)]
+    pub cluster: ClusterConfigArgs,
 }
 
 /// What reading every byte of a partition leaves in the page cache.
@@ -389,7 +396,7 @@ pub struct RecoverArgs {
 }
 
 /// Where topic configs come from, besides Kafka's defaults.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct ClusterConfigArgs {
     /// The metadata log to take topic configs from: a __cluster_metadata-0
     /// directory or the log dir holding one [default: the log dir's own, when it has one]

@@ -4,6 +4,9 @@
 use std::path::Path;
 
 use kseg::inspect::cluster::config::context::ConfigContext;
+use kseg::inspect::cluster::config::source::ConfigSource;
+use kseg::inspect::index::interval::{IndexInterval, IntervalSource, choose_interval};
+use kseg::logdir::{LogDirError, Partition};
 
 use crate::cli::ClusterConfigArgs;
 
@@ -25,4 +28,36 @@ pub fn context(
         eprintln!("kseg: metadata log: {warning}");
     }
     Ok(ctx)
+}
+
+/// The `index.interval.bytes` for `partition`: `--index-interval-bytes`
+/// when given; else the topic's config when something sets it (the
+/// metadata log, server.properties, an internal topic's rule); else
+/// inferred from its offset indexes, as before.
+pub fn interval_for(
+    ctx: &ConfigContext,
+    partition: &Partition,
+    given: Option<u64>,
+) -> Result<IndexInterval, LogDirError> {
+    if given.is_some() {
+        return choose_interval(partition, given);
+    }
+    let configured = partition
+        .topic_partition
+        .as_ref()
+        .and_then(|(topic, _)| ctx.topic(topic).remove("index.interval.bytes"))
+        .filter(|r| r.source != ConfigSource::Default);
+    if let Some(r) = configured {
+        if let Ok(bytes) = r.value.trim().parse::<u64>() {
+            return Ok(IndexInterval {
+                bytes,
+                source: IntervalSource::Configured {
+                    source: r.source.name(),
+                    described: r.describe(),
+                    offset: r.offset,
+                },
+            });
+        }
+    }
+    choose_interval(partition, None)
 }
