@@ -151,9 +151,7 @@ impl ConfigContext {
                 m.path.display(),
                 m.offset
             ),
-            None => {
-                "no metadata log (give --metadata DIR for the cluster's dynamic configs)".into()
-            }
+            None => "no metadata log, so no dynamic configs (--metadata DIR names one)".into(),
         }];
         if self.static_props.is_some() {
             parts.push("server.properties given".into());
