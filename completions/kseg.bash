@@ -16,6 +16,9 @@ _kseg() {
             ",$1")
                 cmd="kseg"
                 ;;
+            kseg,config)
+                cmd="kseg__subcmd__config"
+                ;;
             kseg,diverge)
                 cmd="kseg__subcmd__diverge"
                 ;;
@@ -33,6 +36,9 @@ _kseg() {
                 ;;
             kseg,locate)
                 cmd="kseg__subcmd__locate"
+                ;;
+            kseg,metadata)
+                cmd="kseg__subcmd__metadata"
                 ;;
             kseg,rebuild-index)
                 cmd="kseg__subcmd__rebuild__subcmd__index"
@@ -52,6 +58,9 @@ _kseg() {
             kseg,verify)
                 cmd="kseg__subcmd__verify"
                 ;;
+            kseg__subcmd__help,config)
+                cmd="kseg__subcmd__help__subcmd__config"
+                ;;
             kseg__subcmd__help,diverge)
                 cmd="kseg__subcmd__help__subcmd__diverge"
                 ;;
@@ -69,6 +78,9 @@ _kseg() {
                 ;;
             kseg__subcmd__help,locate)
                 cmd="kseg__subcmd__help__subcmd__locate"
+                ;;
+            kseg__subcmd__help,metadata)
+                cmd="kseg__subcmd__help__subcmd__metadata"
                 ;;
             kseg__subcmd__help,rebuild-index)
                 cmd="kseg__subcmd__help__subcmd__rebuild__subcmd__index"
@@ -95,12 +107,42 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help"
+            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__config)
+            opts="-h -V --topic --all --kafka-version --json --metadata --server-properties --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kafka-version)
+                    COMPREPLY=($(compgen -W "3 4" -- "${cur}"))
+                    return 0
+                    ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-properties)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -237,8 +279,22 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help"
+            opts="dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -321,6 +377,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__locate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__metadata)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -444,8 +514,26 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__metadata)
+            opts="-h -V --at-offset --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --at-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__rebuild__subcmd__index)
-            opts="-h -V --index-interval-bytes --check --dry-run --force --verify --no-backup --json --backup-dir --ignore-lock --help --version"
+            opts="-h -V --index-interval-bytes --check --dry-run --force --verify --no-backup --json --backup-dir --ignore-lock --metadata --server-properties --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -459,6 +547,14 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-properties)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -467,7 +563,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__recover)
-            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --undo --apply --salvage --backup-dir --ignore-lock --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --metadata --server-properties --undo --apply --salvage --backup-dir --ignore-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -490,6 +586,14 @@ _kseg() {
                     return 0
                     ;;
                 --producer-id-expiration-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-properties)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -523,7 +627,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__retention__subcmd__report)
-            opts="-h -V --config --config-file --kafka-version --now --log-start-offset --high-watermark --json --help --version"
+            opts="-h -V --config --config-file --kafka-version --now --log-start-offset --high-watermark --json --metadata --server-properties --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,6 +657,14 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-properties)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -579,7 +691,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify)
-            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --metadata --server-properties --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -602,6 +714,14 @@ _kseg() {
                     return 0
                     ;;
                 --producer-id-expiration-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-properties)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

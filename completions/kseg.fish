@@ -35,7 +35,9 @@ complete -c kseg -n "__fish_kseg_needs_command" -f -a "rebuild-index" -d 'Rebuil
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "diverge" -d 'What each replica of a partition truncates when it follows, and which records that loses'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "export" -d 'Print every record as NDJSON or as lines a producer can replay'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "salvage" -d 'Report what reading past damage keeps that Kafka\'s recovery throws away (dry)'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "config" -d 'The effective configs of each topic, with where each value comes from'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "restore" -d 'Put back every file a writing command replaced, from its backup directory'
+complete -c kseg -n "__fish_kseg_needs_command" -f -a "metadata" -d 'The cluster metadata image __cluster_metadata-0 replays to, and stray replicas'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
 complete -c kseg -n "__fish_kseg_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l files -d 'Comma-separated files (kafka-dump-log\'s form)' -r -F
@@ -76,6 +78,8 @@ keep\t'leave what kseg read cached: the broker\'s own recovery reads the same se
 restore\t'drop the pages kseg pulled in; pages cached before stay, so a live broker\'s consumers keep theirs'"
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l now -d 'The broker\'s clock when it starts: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l producer-id-expiration-ms -d 'The broker\'s producer.id.expiration.ms: producers idle this long are dropped when a producer snapshot is loaded' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l metadata -d 'The metadata log to take topic configs from: a __cluster_metadata-0 directory or the log dir holding one [default: the log dir\'s own, when it has one]' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l server-properties -d 'The broker\'s server.properties: its log.* settings are the STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes, transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l deep -d 'Also decompress and decode every record and check it against its batch'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l json -d 'Output as newline-delimited JSON, one object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -87,6 +91,8 @@ keep\t'leave what kseg read cached: the broker\'s own recovery reads the same se
 restore\t'drop the pages kseg pulled in; pages cached before stay, so a live broker\'s consumers keep theirs'"
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l now -d 'The broker\'s clock when it starts: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l producer-id-expiration-ms -d 'The broker\'s producer.id.expiration.ms: producers idle this long are dropped when a producer snapshot is loaded' -r
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l metadata -d 'The metadata log to take topic configs from: a __cluster_metadata-0 directory or the log dir holding one [default: the log dir\'s own, when it has one]' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand recover" -l server-properties -d 'The broker\'s server.properties: its log.* settings are the STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes, transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l undo -d 'Put back the files a previous `recover --apply` changed' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l backup-dir -d 'Where copies of replaced files go; must not exist yet [default: a new ./kseg-backup-<unix ms>-<pid>]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand recover" -l deep -d 'Also decompress and decode every record and check it against its batch'
@@ -103,11 +109,15 @@ complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l kafka-ver
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l now -d 'The clock: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l log-start-offset -d 'The log start offset [default: log-start-offset-checkpoint, else the first segment\'s base offset]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l high-watermark -d 'The high watermark [default: replication-offset-checkpoint, else the log end offset]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l metadata -d 'The metadata log to take topic configs from: a __cluster_metadata-0 directory or the log dir holding one [default: the log dir\'s own, when it has one]' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l server-properties -d 'The broker\'s server.properties: its log.* settings are the STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes, transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l json -d 'One JSON object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l index-interval-bytes -d 'The topic\'s index.interval.bytes, or `auto`: inferred from the partition\'s existing offset indexes (4096, Kafka\'s default, when they tell nothing)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l backup-dir -d 'Where copies of replaced files go; must not exist yet [default: a new ./kseg-backup-<unix ms>-<pid>]' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l metadata -d 'The metadata log to take topic configs from: a __cluster_metadata-0 directory or the log dir holding one [default: the log dir\'s own, when it has one]' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l server-properties -d 'The broker\'s server.properties: its log.* settings are the STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes, transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l check -d 'Compare existing indexes with the rebuild and write nothing (exit 1 if any differ)'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l dry-run -d 'Print what would be written, write nothing'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l force -d 'Rewrite every index, not only missing, corrupt or different ones'
@@ -142,21 +152,36 @@ complete -c kseg -n "__fish_kseg_using_subcommand salvage" -l max-decompressed-b
 complete -c kseg -n "__fish_kseg_using_subcommand salvage" -l json -d 'One JSON object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand salvage" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand salvage" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand config" -l topic -d 'Only this topic (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand config" -l kafka-version -d 'Whose defaults apply where Kafka\'s differ' -r -f -a "3\t'Kafka 3.x defaults'
+4\t'Kafka 4.x defaults (message.timestamp.after.max.ms = 1 h)'"
+complete -c kseg -n "__fish_kseg_using_subcommand config" -l metadata -d 'The metadata log to take topic configs from: a __cluster_metadata-0 directory or the log dir holding one [default: the log dir\'s own, when it has one]' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand config" -l server-properties -d 'The broker\'s server.properties: its log.* settings are the STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes, transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand config" -l all -d 'Print every config, Kafka\'s defaults included (JSON always has them all)'
+complete -c kseg -n "__fish_kseg_using_subcommand config" -l json -d 'One JSON object per topic'
+complete -c kseg -n "__fish_kseg_using_subcommand config" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c kseg -n "__fish_kseg_using_subcommand config" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -l ignore-lock -d 'Write even if a process holds the log dir\'s .lock (dangerous)'
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s V -l version -d 'Print version'
+complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l at-offset -d 'The image as of this offset of the metadata log (inclusive)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l json -d 'One JSON object'
+complete -c kseg -n "__fish_kseg_using_subcommand metadata" -s h -l help -d 'Print help'
+complete -c kseg -n "__fish_kseg_using_subcommand metadata" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -l out-dir -d 'Directory to write into' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -s V -l version -d 'Print version'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "dump" -d 'Print the contents of Kafka data files, as kafka-dump-log.sh does'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "locate" -d 'Trace Kafka\'s lookup of an offset or a timestamp, step by step'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "verify" -d 'Check CRCs and structure, and say what Kafka\'s recovery will do on its next start'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "recover" -d 'Do offline what Kafka\'s recovery would do (a dry run unless --apply)'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "retention-report" -d 'Explain when retention deletes each segment, and why old data is still there'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "rebuild-index" -d 'Rebuild missing or corrupt .index/.timeindex files as Kafka would'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "diverge" -d 'What each replica of a partition truncates when it follows, and which records that loses'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "export" -d 'Print every record as NDJSON or as lines a producer can replay'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "salvage" -d 'Report what reading past damage keeps that Kafka\'s recovery throws away (dry)'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "restore" -d 'Put back every file a writing command replaced, from its backup directory'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
-complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage restore generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "dump" -d 'Print the contents of Kafka data files, as kafka-dump-log.sh does'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "locate" -d 'Trace Kafka\'s lookup of an offset or a timestamp, step by step'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "verify" -d 'Check CRCs and structure, and say what Kafka\'s recovery will do on its next start'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "recover" -d 'Do offline what Kafka\'s recovery would do (a dry run unless --apply)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "retention-report" -d 'Explain when retention deletes each segment, and why old data is still there'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "rebuild-index" -d 'Rebuild missing or corrupt .index/.timeindex files as Kafka would'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "diverge" -d 'What each replica of a partition truncates when it follows, and which records that loses'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "export" -d 'Print every record as NDJSON or as lines a producer can replay'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "salvage" -d 'Report what reading past damage keeps that Kafka\'s recovery throws away (dry)'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "config" -d 'The effective configs of each topic, with where each value comes from'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "restore" -d 'Put back every file a writing command replaced, from its backup directory'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "metadata" -d 'The cluster metadata image __cluster_metadata-0 replays to, and stray replicas'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "generate" -d 'Generate completions, man pages or the bundled test data'
+complete -c kseg -n "__fish_kseg_using_subcommand help; and not __fish_seen_subcommand_from dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
