@@ -151,7 +151,7 @@ impl ConfigContext {
                 m.path.display(),
                 m.offset
             ),
-            None => "no metadata log, so no dynamic configs (--metadata DIR names one)".into(),
+            None => "no metadata log, so no dynamic configs: --metadata DIR names one".into(),
         }];
         if self.static_props.is_some() {
             parts.push("server.properties given".into());
