@@ -342,8 +342,10 @@ mod tests {
 
     #[test]
     fn a_dynamic_default_beats_a_static_synonym_and_dynamic_hours_are_dropped() {
-        let mut dynamic = DynamicConfigs::default();
-        dynamic.cluster_default = map(&[("log.retention.ms", at(5, "1234"))]);
+        let mut dynamic = DynamicConfigs {
+            cluster_default: map(&[("log.retention.ms", at(5, "1234"))]),
+            ..DynamicConfigs::default()
+        };
         let statics = props(&[("log.retention.hours", "1")]);
         let c = resolve_topic("t", &layers(&dynamic, Some(&statics)));
         assert_eq!(c["retention.ms"].value, "1234");
@@ -362,8 +364,10 @@ mod tests {
 
     #[test]
     fn internal_topics_follow_their_rules_unless_the_topic_overrides() {
-        let mut dynamic = DynamicConfigs::default();
-        dynamic.cluster_default = map(&[("log.segment.bytes", at(5, "4000"))]);
+        let mut dynamic = DynamicConfigs {
+            cluster_default: map(&[("log.segment.bytes", at(5, "4000"))]),
+            ..DynamicConfigs::default()
+        };
         let l = layers(&dynamic, None);
         let c = resolve_topic("__consumer_offsets", &l);
         assert_eq!(c["cleanup.policy"].value, "compact");
