@@ -108,7 +108,10 @@ impl ConfigContext {
     }
 
     /// [`Self::new`], then [`Self::with_metadata`] of `metadata` when
-    /// given, else of the log dir's own `__cluster_metadata-0` when it has one.
+    /// given, else of the log dir's own `__cluster_metadata-0` when it has
+    /// one. A metadata log found in the log dir that does not read is
+    /// noted in [`Self::warnings`] and left out (the command still runs,
+    /// without dynamic configs); one named by `metadata` is an error.
     pub fn load(
         log_dir: Option<&Path>,
         metadata: Option<&Path>,
@@ -116,10 +119,21 @@ impl ConfigContext {
         kafka_major: u8,
     ) -> Result<Self, LogDirError> {
         let ctx = Self::new(log_dir, server_properties, kafka_major)?;
-        let found = log_dir.and_then(find_metadata_partition);
-        match metadata.map(Path::to_path_buf).or(found) {
-            Some(path) => ctx.with_metadata(&path),
-            None => Ok(ctx),
+        if let Some(path) = metadata {
+            return ctx.with_metadata(path);
+        }
+        let Some(found) = log_dir.and_then(find_metadata_partition) else {
+            return Ok(ctx);
+        };
+        match ctx.clone().with_metadata(&found) {
+            Ok(loaded) => Ok(loaded),
+            Err(e) => {
+                let mut ctx = ctx;
+                ctx.warnings.push(format!(
+                    "{e}; its dynamic configs are left out (Kafka's defaults and server.properties apply)"
+                ));
+                Ok(ctx)
+            }
         }
     }
 
