@@ -3,9 +3,11 @@
 
 use std::path::Path;
 
-use kseg::inspect::cluster::metadata::load::{LoadedImage, find_metadata_partition, load_image};
+use kseg::inspect::cluster::metadata::load::{
+    LoadedImage, find_metadata_partition, load_image, load_image_with_progress,
+};
 use kseg::inspect::cluster::metadata::stray::{StrayReport, find_stray_replicas};
-use kseg::render::metadata::{to_json, write_strays_text, write_text};
+use kseg::render::metadata::{stray_json, to_json, write_strays_text, write_text};
 
 use crate::cli::MetadataArgs;
 use crate::exit_code::ExitCode;
@@ -19,9 +21,30 @@ pub fn strays_of(path: &Path, loaded: &LoadedImage) -> anyhow::Result<Option<Str
     Ok(Some(find_stray_replicas(path, &loaded.replayed.image)?))
 }
 
+/// The bytes of the `.log` and `.checkpoint` files the image may be read
+/// from, for the progress bar.
+fn bytes_to_read(path: &Path) -> u64 {
+    let dir = find_metadata_partition(path).unwrap_or_else(|| path.to_path_buf());
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return std::fs::metadata(path).map_or(0, |m| m.len());
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.ends_with(".log") || name.ends_with(".checkpoint")
+        })
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum()
+}
+
 /// Runs `kseg metadata`.
 pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
-    let loaded = load_image(&args.path, args.at_offset)?;
+    let bar = super::progress_bar(bytes_to_read(&args.path), args.json);
+    let loaded = load_image_with_progress(&args.path, args.at_offset, &|n| bar.inc(n))?;
+    bar.finish_and_clear();
     let strays = strays_of(&args.path, &loaded)?;
     for w in &loaded.warnings {
         eprintln!("kseg: {w}");
@@ -37,9 +60,57 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let damaged = !loaded.warnings.is_empty();
-    Ok(if damaged {
+    let stray = strays
+        .as_ref()
+        .is_some_and(|s| s.strays().any(|(_, r)| r.kafka_moves_aside()));
+    Ok(if damaged || stray {
         ExitCode::Findings
     } else {
         ExitCode::Ok
     })
+}
+
+/// `kseg verify`'s log-dir finding: the stray replicas of each log dir
+/// among `paths` that holds `__cluster_metadata-0`, printed as text lines
+/// or JSON objects (`"type": "strayReplica"`). Returns whether any is one
+/// the broker would move aside on its next start. A metadata log that does
+/// not replay is said on stderr and checks nothing (verify reports its
+/// damage as a partition).
+pub fn verify_strays(paths: &[std::path::PathBuf], json: bool) -> anyhow::Result<bool> {
+    use std::io::Write as _;
+    let mut found = false;
+    let mut out = std::io::stdout().lock();
+    for path in paths
+        .iter()
+        .filter(|p| find_metadata_partition(p).is_some())
+    {
+        let loaded = match load_image(path, None) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("kseg: {e}: stray replicas are not checked");
+                continue;
+            }
+        };
+        let Some(strays) = strays_of(path, &loaded)? else {
+            continue;
+        };
+        for (r, reason) in strays.strays() {
+            found |= reason.kafka_moves_aside();
+            if json {
+                let mut v = stray_json(r, reason);
+                v["type"] = "strayReplica".into();
+                v["nodeId"] = strays.node_id.into();
+                v["metadataOffset"] = loaded.offset.into();
+                writeln!(out, "{v}")?;
+            } else {
+                writeln!(
+                    out,
+                    "{}: stray replica (metadata log at offset {}): {reason}",
+                    r.dir.display(),
+                    loaded.offset
+                )?;
+            }
+        }
+    }
+    Ok(found)
 }

@@ -139,7 +139,9 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    Ok(if clean {
+    // A stray replica is a finding: the broker moves it aside on its next start.
+    let strays = super::metadata::verify_strays(&args.target.paths, args.target.json)?;
+    Ok(if clean && !strays {
         ExitCode::Ok
     } else {
         ExitCode::Findings

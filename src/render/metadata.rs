@@ -10,7 +10,7 @@ use crate::inspect::cluster::metadata::configs::{ConfigMap, SetBy};
 use crate::inspect::cluster::metadata::image::{Endpoint, MetadataImage};
 use crate::inspect::cluster::metadata::load::LoadedImage;
 use crate::inspect::cluster::metadata::replay::Transaction;
-use crate::inspect::cluster::metadata::stray::StrayReport;
+use crate::inspect::cluster::metadata::stray::{ReplicaMatch, StrayReason, StrayReport};
 
 fn file_name(path: &std::path::Path) -> String {
     path.file_name()
@@ -221,7 +221,11 @@ pub fn write_text(w: &mut dyn Write, l: &LoadedImage) -> io::Result<()> {
 }
 
 /// Writes the stray-replica findings of a log dir as text.
+/// Nothing when the log dir holds no partition directory besides the metadata one.
 pub fn write_strays_text(w: &mut dyn Write, log_dir: &str, s: &StrayReport) -> io::Result<()> {
+    if s.replicas.is_empty() {
+        return Ok(());
+    }
     let node = s
         .node_id
         .map_or_else(|| "unknown broker".to_string(), |n| format!("broker {n}"));
@@ -375,15 +379,18 @@ pub fn to_json(l: &LoadedImage, strays: Option<&StrayReport>) -> Value {
     out
 }
 
+/// One stray replica as a JSON object.
+pub fn stray_json(r: &ReplicaMatch, reason: &StrayReason) -> Value {
+    json!({
+        "dir": r.dir.display().to_string(), "topic": r.topic, "partition": r.partition,
+        "topicId": r.topic_id, "reason": reason.code(), "message": reason.to_string(),
+        "kafkaMovesAside": reason.kafka_moves_aside(),
+    })
+}
+
 /// The stray replicas as a JSON array.
 pub fn strays_json(s: &StrayReport) -> Value {
     s.strays()
-        .map(|(r, reason)| {
-            json!({
-                "dir": r.dir.display().to_string(), "topic": r.topic, "partition": r.partition,
-                "topicId": r.topic_id, "reason": reason.code(), "message": reason.to_string(),
-                "kafkaMovesAside": reason.kafka_moves_aside(),
-            })
-        })
+        .map(|(r, reason)| stray_json(r, reason))
         .collect()
 }

@@ -1,12 +1,21 @@
 //! Finding what to replay and replaying it: the latest snapshot
 //! (`<endOffset>-<epoch>.checkpoint`) at or below the offset asked for,
-//! then the log's records from the snapshot's end offset, as the broker's
-//! `MetadataLoader` does on start (`handleLoadSnapshot`, then
-//! `handleCommit` for each batch after it). Batches stream past one buffer.
-//! Reading stops where the broker's log recovery would truncate the log (a
-//! batch that fails its CRC, bytes that are not a batch), with a warning
-//! naming the file and byte; a snapshot that does not read is an error.
-
+//! then the log's records from the snapshot's end offset, as a broker
+//! starting up does: its raft client hands a new listener the latest
+//! snapshot, else the log from offset 0 (`KafkaRaftClient.updateListenersProgress`,
+//! raft/src/main/java/org/apache/kafka/raft/KafkaRaftClient.java:387-410),
+//! and `MetadataLoader` replays the snapshot (`handleLoadSnapshot`) then
+//! each committed batch (`handleCommit`). Partial (`.checkpoint.part`) and
+//! deleted snapshots are not snapshots (`KafkaMetadataLog.recoverSnapshots`,
+//! core/src/main/scala/kafka/raft/KafkaMetadataLog.scala:642-647). Batches
+//! stream past one buffer. Reading stops where the broker's log recovery
+//! would truncate the log (a batch that fails its CRC, bytes that are not a
+//! batch), with a warning naming the file and byte; a snapshot that does
+//! not read is an error.
+//!
+//! The broker's loader sees only committed records (below the quorum's
+//! high watermark), which no file records; kseg replays the log to its end,
+//! so the newest records may be ones the quorum never committed.
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -82,8 +91,17 @@ pub fn snapshots(dir: &Path) -> Result<Vec<SnapshotFile>, LogDirError> {
 /// directory, or one `.checkpoint` file; as of `at_offset` (inclusive)
 /// when given, else of the whole log.
 pub fn load_image(path: &Path, at_offset: Option<i64>) -> Result<LoadedImage, LogDirError> {
+    load_image_with_progress(path, at_offset, &|_| {})
+}
+
+/// [`load_image`], calling `progress` with the bytes of each batch read.
+pub fn load_image_with_progress(
+    path: &Path,
+    at_offset: Option<i64>,
+    progress: &dyn Fn(u64),
+) -> Result<LoadedImage, LogDirError> {
     if path.is_file() {
-        return load_snapshot_file(path, at_offset);
+        return load_snapshot_file(path, at_offset, progress);
     }
     let dir = match find_metadata_partition(path) {
         Some(dir) => dir,
@@ -104,7 +122,7 @@ pub fn load_image(path: &Path, at_offset: Option<i64>) -> Result<LoadedImage, Lo
     let mut replayer = Replayer::new();
     let from = match &snapshot {
         Some(s) => {
-            read_snapshot(&s.path, s.end_offset, &mut replayer)?;
+            read_snapshot(&s.path, s.end_offset, &mut replayer, progress)?;
             s.end_offset
         }
         None => 0,
@@ -128,6 +146,7 @@ pub fn load_image(path: &Path, at_offset: Option<i64>) -> Result<LoadedImage, Lo
         warnings: Vec::new(),
         scratch: Vec::new(),
         done: false,
+        progress,
     };
     for segment in &partition.segments {
         if walk.done {
@@ -161,7 +180,11 @@ pub fn load_image(path: &Path, at_offset: Option<i64>) -> Result<LoadedImage, Lo
     })
 }
 
-fn load_snapshot_file(path: &Path, at_offset: Option<i64>) -> Result<LoadedImage, LogDirError> {
+fn load_snapshot_file(
+    path: &Path,
+    at_offset: Option<i64>,
+    progress: &dyn Fn(u64),
+) -> Result<LoadedImage, LogDirError> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -182,7 +205,7 @@ fn load_snapshot_file(path: &Path, at_offset: Option<i64>) -> Result<LoadedImage
         ));
     }
     let mut replayer = Replayer::new();
-    read_snapshot(path, end_offset, &mut replayer)?;
+    read_snapshot(path, end_offset, &mut replayer, progress)?;
     Ok(LoadedImage {
         replayed: replayer.finish(),
         partition_dir: None,
@@ -211,11 +234,17 @@ fn decoded_value(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<serde_json:
 
 /// Replays every metadata record of the snapshot at `path`; any batch that
 /// does not frame, fails its CRC or whose records do not parse is an error.
-fn read_snapshot(path: &Path, end_offset: i64, replayer: &mut Replayer) -> Result<(), LogDirError> {
+fn read_snapshot(
+    path: &Path,
+    end_offset: i64,
+    replayer: &mut Replayer,
+    progress: &dyn Fn(u64),
+) -> Result<(), LogDirError> {
     let mut scratch = Vec::new();
     let mut failure = None;
     let set_by = SetBy::Snapshot { end_offset };
     let end = walk_batches(path, |batch| {
+        progress(batch.size());
         match batch_records(batch, &mut scratch, |_, value| {
             replayer.record(value, set_by)
         }) {
@@ -257,7 +286,7 @@ fn batch_records(
 }
 
 /// The walk over the log's segments.
-struct LogWalk {
+struct LogWalk<'p> {
     replayer: Replayer,
     from: i64,
     target: i64,
@@ -266,9 +295,10 @@ struct LogWalk {
     warnings: Vec<String>,
     scratch: Vec<u8>,
     done: bool,
+    progress: &'p dyn Fn(u64),
 }
 
-impl LogWalk {
+impl LogWalk<'_> {
     fn segment(&mut self, log: &Path) -> Result<(), LogDirError> {
         let mut failure = None;
         let end = walk_batches(log, |batch| self.batch(batch, &mut failure))?;
@@ -295,6 +325,7 @@ impl LogWalk {
                 return ControlFlow::Break(());
             }
         };
+        (self.progress)(batch.size());
         self.end = Some(summary.last_offset + 1);
         if summary.last_offset < self.from {
             return ControlFlow::Continue(());

@@ -9,6 +9,15 @@
 //! End or Abort outside one, is an error there (222, 232, 240); here it is
 //! a refused record. The image is copied when a transaction begins, so the
 //! memory is twice the live state at most, never the records.
+//!
+//! What kseg does not mirror: Kafka's loader keeps the aborted records in
+//! its pending delta (only `resetToImage`, line 101, clears it), so when
+//! another record or a new Begin follows the Abort in the same commit
+//! handed to it (`MetadataLoader.handleCommit`, MetadataLoader.java:357-366,
+//! one or more batches), `maybeFlushBatches` (204-212) or the Begin
+//! (145-162) publishes that delta, aborted records included. Which batches
+//! one commit holds is not on disk; kseg drops aborted records always, as
+//! KIP-868 means.
 
 use serde_json::Value;
 
@@ -54,7 +63,7 @@ pub struct Replayed {
     pub open_transaction: Option<Transaction>,
     /// Transactions that were aborted, in order.
     pub aborted: Vec<Transaction>,
-    /// Records the image refused (the first [`MAX_REFUSED`]).
+    /// Records the image refused (the first hundred).
     pub refused: Vec<RefusedRecord>,
     /// Refused records beyond those kept.
     pub more_refused: u64,
@@ -144,5 +153,100 @@ impl Replayer {
             self.out.open_transaction = Some(txn);
         }
         self.out
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn run(records: &[serde_json::Value]) -> Replayed {
+        let mut r = Replayer::new();
+        for (offset, v) in records.iter().enumerate() {
+            r.record(
+                Ok(v),
+                SetBy::Log {
+                    offset: offset as i64,
+                },
+            );
+        }
+        r.finish()
+    }
+
+    fn config(name: &str, value: &str) -> serde_json::Value {
+        json!({"type": "CONFIG_RECORD", "version": 0, "data": {
+            "resourceType": 4, "resourceName": "", "name": name, "value": value}})
+    }
+
+    fn marker(kind: &str) -> serde_json::Value {
+        json!({"type": kind, "version": 0, "data": {"name": "t", "reason": "r"}})
+    }
+
+    /// Records between Begin and End apply; between Begin and Abort they
+    /// do not; one still open at the end is left out and reported.
+    #[test]
+    fn transactions_apply_at_end_only() {
+        let r = run(&[
+            config("a", "1"),
+            marker("BEGIN_TRANSACTION_RECORD"),
+            config("a", "2"),
+            config("b", "2"),
+            marker("ABORT_TRANSACTION_RECORD"),
+            marker("BEGIN_TRANSACTION_RECORD"),
+            config("c", "3"),
+            marker("END_TRANSACTION_RECORD"),
+            marker("BEGIN_TRANSACTION_RECORD"),
+            config("d", "4"),
+        ]);
+        let d = &r.image.configs.cluster_default;
+        assert_eq!(d["a"].value, "1");
+        assert!(!d.contains_key("b") && !d.contains_key("d"));
+        assert_eq!(d["c"].set_by, SetBy::Log { offset: 6 });
+        assert_eq!(r.aborted.len(), 1);
+        assert_eq!(r.aborted[0].records, 2);
+        assert_eq!(
+            r.open_transaction.as_ref().unwrap().begin,
+            SetBy::Log { offset: 8 }
+        );
+        assert!(r.refused.is_empty());
+    }
+
+    /// An End or Abort with no transaction open, or a Begin inside one, is
+    /// refused, as Kafka's loader throws on them; the records go on.
+    #[test]
+    fn misplaced_markers_are_refused() {
+        let r = run(&[
+            marker("END_TRANSACTION_RECORD"),
+            marker("ABORT_TRANSACTION_RECORD"),
+            marker("BEGIN_TRANSACTION_RECORD"),
+            marker("BEGIN_TRANSACTION_RECORD"),
+            config("a", "1"),
+            marker("END_TRANSACTION_RECORD"),
+        ]);
+        let kinds: Vec<_> = r.refused.iter().map(|x| x.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "END_TRANSACTION_RECORD",
+                "ABORT_TRANSACTION_RECORD",
+                "BEGIN_TRANSACTION_RECORD"
+            ]
+        );
+        assert_eq!(r.image.configs.cluster_default["a"].value, "1");
+    }
+
+    /// A change to a broker that is not registered, or with a stale epoch,
+    /// is refused; refusals past the first hundred are counted.
+    #[test]
+    fn refusals_are_kept_bounded() {
+        let change = json!({"type": "BROKER_REGISTRATION_CHANGE_RECORD", "version": 0,
+            "data": {"brokerId": 9, "brokerEpoch": 1, "fenced": 1}});
+        let r = run(&vec![change; 250]);
+        assert_eq!(r.refused.len(), 100);
+        assert_eq!(r.more_refused, 150);
+        assert_eq!(r.refused[0].reason, "broker 9 is not registered");
     }
 }
