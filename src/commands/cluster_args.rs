@@ -30,6 +30,19 @@ pub fn context(
     Ok(ctx)
 }
 
+/// The context [`interval_for`] needs: none at all when the interval is
+/// given on the command line (the metadata log is then not read).
+pub fn interval_context(
+    log_dir: Option<&Path>,
+    args: &ClusterConfigArgs,
+    given: Option<u64>,
+) -> anyhow::Result<ConfigContext> {
+    match given {
+        Some(_) => Ok(ConfigContext::default()),
+        None => context(log_dir, args, 4),
+    }
+}
+
 /// The `index.interval.bytes` for `partition`: `--index-interval-bytes`
 /// when given; else the topic's config when something sets it (the
 /// metadata log, server.properties, an internal topic's rule); else

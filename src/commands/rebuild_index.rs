@@ -52,8 +52,11 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let ctx =
-        super::cluster_args::context(log_dirs.first().map(PathBuf::as_path), &args.cluster, 4)?;
+    let ctx = super::cluster_args::interval_context(
+        log_dirs.first().map(PathBuf::as_path),
+        &args.cluster,
+        args.index_interval_bytes.0,
+    )?;
     let intervals = targets
         .iter()
         .map(|t| super::cluster_args::interval_for(&ctx, &t.partition, args.index_interval_bytes.0))

@@ -63,10 +63,10 @@ pub fn analyse(
             expiration_ms: args.producer_id_expiration_ms,
         },
     };
-    let ctx = super::cluster_args::context(
+    let ctx = super::cluster_args::interval_context(
         targets.first().map(|t| t.log_dir()).as_deref(),
         &args.cluster,
-        4,
+        args.index_interval_bytes.0,
     )?;
     let total: u64 = targets
         .iter()
