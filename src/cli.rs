@@ -454,6 +454,15 @@ pub enum KafkaVersion {
 
 /// Arguments of `kseg retention-report`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Each topic's settings come from, first to last: --config TOPIC:NAME=VALUE, \
+--config NAME=VALUE and --config-file; the topic's override in the metadata log (the log dir's \
+__cluster_metadata-0, or --metadata); this broker's and the cluster's dynamic broker configs; \
+--server-properties; Kafka's defaults. Internal topics follow the broker's own rules: \
+__consumer_offsets and __transaction_state are compacted with 100 MiB segments, and \
+__cluster_metadata is deleted only below its snapshots, by metadata.max.retention.bytes and \
+metadata.max.retention.ms (both settable with --config). The settings lines say where each value came from."
+)]
 pub struct RetentionReportArgs {
     /// A partition directory or a log dir
     pub path: PathBuf,

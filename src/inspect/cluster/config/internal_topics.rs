@@ -15,6 +15,12 @@
 //!   segment.bytes from `transaction.state.log.segment.bytes` (100 MiB)
 //!   (core/.../transaction/TransactionStateManager.scala:403-414;
 //!   transaction-coordinator/.../TransactionLogConfig.java:35-45).
+//! - `__share_group_state` is created with cleanup.policy=delete (KIP-932),
+//!   compression.type=producer and segment.bytes from
+//!   `share.coordinator.state.topic.segment.bytes` (100 MiB)
+//!   (share-coordinator/.../ShareCoordinatorService.java:207-213;
+//!   server/.../config/ShareCoordinatorConfig.java:46-47), when the broker
+//!   runs a share coordinator (AutoTopicCreationManager.scala:250-259).
 //! - `__cluster_metadata` gets its `LogConfig` from `KafkaMetadataLog.apply`
 //!   alone, not from the broker's log configs: max.message.bytes 8 MiB,
 //!   segment.bytes from `metadata.log.segment.bytes` (1 GiB), segment.ms
@@ -37,6 +43,8 @@ pub enum InternalTopic {
     ConsumerOffsets,
     /// `__transaction_state`.
     TransactionState,
+    /// `__share_group_state`.
+    ShareGroupState,
     /// `__cluster_metadata`.
     ClusterMetadata,
 }
@@ -47,6 +55,7 @@ impl InternalTopic {
         match topic {
             "__consumer_offsets" => Some(Self::ConsumerOffsets),
             "__transaction_state" => Some(Self::TransactionState),
+            "__share_group_state" => Some(Self::ShareGroupState),
             "__cluster_metadata" => Some(Self::ClusterMetadata),
             _ => None,
         }
@@ -120,6 +129,20 @@ pub fn rules(
                 "segment.bytes",
                 from_broker_config(
                     "transaction.state.log.segment.bytes",
+                    "104857600",
+                    static_props,
+                    who,
+                ),
+            );
+        }
+        InternalTopic::ShareGroupState => {
+            let who = "the share coordinator creates __share_group_state with it";
+            out.insert("cleanup.policy", fixed("delete", who.into()));
+            out.insert("compression.type", fixed("producer", who.into()));
+            out.insert(
+                "segment.bytes",
+                from_broker_config(
+                    "share.coordinator.state.topic.segment.bytes",
                     "104857600",
                     static_props,
                     who,
