@@ -604,3 +604,37 @@ fn rebuild_index_and_verify_take_index_interval_bytes_from_the_metadata_log() {
         "{text}"
     );
 }
+
+#[test]
+fn static_synonyms_follow_kafkas_preference_through_the_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let props = tmp.path().join("server.properties");
+    let dir = corpus("retention/ret-0");
+    let retention_ms = |text: &str| {
+        std::fs::write(&props, text).unwrap();
+        let out = kseg([
+            "config".as_ref(),
+            "--json".as_ref(),
+            "--server-properties".as_ref(),
+            props.as_os_str(),
+            dir.as_os_str(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        json_lines(&out)[0]["configs"]["retention.ms"].clone()
+    };
+    let hours = retention_ms("log.retention.hours=72\n");
+    assert_eq!(hours["value"], "259200000");
+    assert_eq!(hours["synonym"], "log.retention.hours");
+    assert_eq!(hours["source"], "STATIC_BROKER_CONFIG");
+    let minutes = retention_ms("log.retention.hours=72\nlog.retention.minutes=30\n");
+    assert_eq!(minutes["value"], "1800000");
+    let ms =
+        retention_ms("log.retention.minutes=30\nlog.retention.ms=5000\nlog.retention.hours=1\n");
+    assert_eq!(ms["value"], "5000");
+    assert_eq!(ms["synonym"], "log.retention.ms");
+    let unlimited = retention_ms("log.retention.hours=-1\n");
+    assert_eq!(unlimited["value"], "-1");
+    let default = retention_ms("log.roll.hours=2\n");
+    assert_eq!(default["source"], "DEFAULT_CONFIG");
+    assert_eq!(default["value"], "604800000");
+}
