@@ -46,7 +46,7 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
     let loaded = load_image_with_progress(&args.path, args.at_offset, &|n| bar.inc(n))?;
     bar.finish_and_clear();
     let strays = strays_of(&args.path, &loaded)?;
-    for w in &loaded.warnings {
+    for w in loaded.warnings.iter().chain(&loaded.notes) {
         eprintln!("kseg: {w}");
     }
     let mut out = std::io::stdout().lock();

@@ -244,7 +244,15 @@ pub fn write_strays_text(w: &mut dyn Write, log_dir: &str, s: &StrayReport) -> i
         } else {
             ""
         };
-        writeln!(w, "  {}: stray replica: {reason}{then}", r.dir.display())?;
+        let id = r
+            .topic_id
+            .as_ref()
+            .map_or_else(String::new, |id| format!(" (topic id {id})"));
+        writeln!(
+            w,
+            "  {}{id}: stray replica: {reason}{then}",
+            r.dir.display()
+        )?;
     }
     Ok(())
 }
@@ -371,6 +379,7 @@ pub fn to_json(l: &LoadedImage, strays: Option<&StrayReport>) -> Value {
         "openTransaction": r.open_transaction.as_ref().map(transaction_json),
         "refused": r.refused.iter().map(|x| json!({"at": x.at.to_string(), "type": x.kind, "reason": x.reason})).collect::<Vec<_>>(),
         "warnings": l.warnings,
+        "notes": l.notes,
     });
     if let Some(s) = strays {
         out["strayReplicas"] = strays_json(s);

@@ -568,7 +568,7 @@ fn stray_replicas_of_an_assembled_log_dir() {
     let text = stdout(&kseg(["metadata".as_ref(), tmp.path().as_os_str()]));
     assert!(text.contains("(broker 2): 2 matched, 10 stray"), "{text}");
     assert!(
-        text.contains("acme.late-0-2: stray replica: broker 2 is not among the replicas [3, 1] of the partition"),
+        text.contains("acme.late-0-2 (topic id YwKw8pGWt7nJs_Pn3nVp4A): stray replica: broker 2 is not among the replicas [3, 1] of the partition"),
         "{text}"
     );
     assert!(!text.contains("acme.orders-1: stray"), "{text}");
@@ -677,6 +677,36 @@ fn damaged_snapshot_and_log() {
         stderr(&out).contains("00000000000000000076.log: at byte 0"),
         "{}",
         stderr(&out)
+    );
+}
+
+/// A directory that is not the metadata partition nor holds one is refused;
+/// an offset past the log end gives the latest image with a note (exit 0).
+#[test]
+fn paths_and_offsets_out_of_reach() {
+    let logdir = corpus::root().join("multi-partition-logdir/logdir");
+    let out = kseg(["metadata".as_ref(), logdir.as_os_str()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("holds no __cluster_metadata-0"),
+        "{}",
+        stderr(&out)
+    );
+    let out = kseg(["metadata", "/nonexistent/__cluster_metadata-0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("does not exist"), "{}", stderr(&out));
+    let out = kseg([
+        "metadata".as_ref(),
+        case().as_os_str(),
+        "--at-offset".as_ref(),
+        "-1".as_ref(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let past = metadata_json(&case(), Some(1000));
+    assert_eq!(past["offset"], 156);
+    assert_eq!(
+        past["notes"][0],
+        "the log ends at offset 157: offset 1000 is past it; this is the latest image"
     );
 }
 

@@ -61,12 +61,39 @@ pub struct LoadedImage {
     pub log_end_offset: Option<i64>,
     /// Where reading stopped early, and why.
     pub warnings: Vec<String>,
+    /// What else the reader should know (an offset asked for past the log end).
+    pub notes: Vec<String>,
+}
+
+impl LoadedImage {
+    /// The dynamic configs of the image.
+    pub fn configs(&self) -> &super::configs::DynamicConfigs {
+        &self.replayed.image.configs
+    }
 }
 
 /// `<log_dir>/__cluster_metadata-0`, when it is a directory.
 pub fn find_metadata_partition(log_dir: &Path) -> Option<PathBuf> {
     let dir = log_dir.join(METADATA_PARTITION);
     dir.is_dir().then_some(dir)
+}
+
+/// Whether `dir` is a metadata partition directory: named
+/// `__cluster_metadata-N`, or holding the raft log's own files (a KRaft
+/// snapshot or `quorum-state`) for a copy named otherwise.
+fn looks_like_metadata_partition(dir: &Path) -> bool {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+    if name.as_deref().and_then(InternalTopic::of_partition_dir)
+        == Some(InternalTopic::ClusterMetadata)
+    {
+        return true;
+    }
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().any(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name == "quorum-state" || parse_kraft_snapshot(&name).is_some()
+        })
+    })
 }
 
 /// The snapshots of a metadata partition directory, by end offset.
@@ -105,7 +132,13 @@ pub fn load_image_with_progress(
     }
     let dir = match find_metadata_partition(path) {
         Some(dir) => dir,
-        None if path.is_dir() => path.to_path_buf(),
+        None if looks_like_metadata_partition(path) => path.to_path_buf(),
+        None if path.is_dir() => {
+            return Err(LogDirError::not_understood(
+                path,
+                format!("holds no {METADATA_PARTITION} and is not a metadata partition directory"),
+            ));
+        }
         None => return Err(LogDirError::io(path, std::io::ErrorKind::NotFound.into())),
     };
     if let Some(n) = at_offset.filter(|&n| n < 0) {
@@ -158,12 +191,13 @@ pub fn load_image_with_progress(
         replayer,
         last,
         end,
-        mut warnings,
+        warnings,
         ..
     } = walk;
+    let mut notes = Vec::new();
     if let (Some(n), Some(end)) = (at_offset, end) {
         if n >= end {
-            warnings.push(format!(
+            notes.push(format!(
                 "the log ends at offset {end}: offset {n} is past it; this is the latest image"
             ));
         }
@@ -177,6 +211,7 @@ pub fn load_image_with_progress(
         at_offset,
         log_end_offset: end,
         warnings,
+        notes,
     })
 }
 
@@ -219,6 +254,7 @@ fn load_snapshot_file(
         at_offset,
         log_end_offset: None,
         warnings: Vec::new(),
+        notes: Vec::new(),
     })
 }
 

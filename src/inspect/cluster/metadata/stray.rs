@@ -93,7 +93,7 @@ impl StrayReason {
 pub struct ReplicaMatch {
     /// The directory.
     pub dir: PathBuf,
-    /// Topic and partition from its name.
+    /// The topic its name gives.
     pub topic: String,
     /// Partition number from its name.
     pub partition: i32,
