@@ -16,6 +16,9 @@ _kseg() {
             ",$1")
                 cmd="kseg"
                 ;;
+            kseg,config)
+                cmd="kseg__subcmd__config"
+                ;;
             kseg,diverge)
                 cmd="kseg__subcmd__diverge"
                 ;;
@@ -54,6 +57,9 @@ _kseg() {
                 ;;
             kseg,verify)
                 cmd="kseg__subcmd__verify"
+                ;;
+            kseg__subcmd__help,config)
+                cmd="kseg__subcmd__help__subcmd__config"
                 ;;
             kseg__subcmd__help,diverge)
                 cmd="kseg__subcmd__help__subcmd__diverge"
@@ -101,12 +107,42 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage restore metadata generate help"
+            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__config)
+            opts="-h -V --topic --all --kafka-version --json --metadata --server-properties --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --kafka-version)
+                    COMPREPLY=($(compgen -W "3 4" -- "${cur}"))
+                    return 0
+                    ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-properties)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -243,8 +279,22 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump locate verify recover retention-report rebuild-index diverge export salvage restore metadata generate help"
+            opts="dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__config)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -483,7 +533,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__rebuild__subcmd__index)
-            opts="-h -V --index-interval-bytes --check --dry-run --force --verify --no-backup --json --backup-dir --ignore-lock --help --version"
+            opts="-h -V --index-interval-bytes --check --dry-run --force --verify --no-backup --json --backup-dir --ignore-lock --metadata --server-properties --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -497,6 +547,14 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-properties)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -505,7 +563,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__recover)
-            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --undo --apply --salvage --backup-dir --ignore-lock --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --metadata --server-properties --undo --apply --salvage --backup-dir --ignore-lock --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -528,6 +586,14 @@ _kseg() {
                     return 0
                     ;;
                 --producer-id-expiration-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-properties)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -561,7 +627,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__retention__subcmd__report)
-            opts="-h -V --config --config-file --kafka-version --now --log-start-offset --high-watermark --json --help --version"
+            opts="-h -V --config --config-file --kafka-version --now --log-start-offset --high-watermark --json --metadata --server-properties --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -591,6 +657,14 @@ _kseg() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-properties)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -617,7 +691,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify)
-            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --metadata --server-properties --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -640,6 +714,14 @@ _kseg() {
                     return 0
                     ;;
                 --producer-id-expiration-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metadata)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --server-properties)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -35,6 +35,8 @@ pub enum Command {
     Export(ExportArgs),
     /// Report what reading past damage keeps that Kafka's recovery throws away (dry)
     Salvage(SalvageArgs),
+    /// The effective configs of each topic, with where each value comes from
+    Config(ConfigArgs),
     /// Put back every file a writing command replaced, from its backup directory
     Restore(RestoreArgs),
     /// The cluster metadata image __cluster_metadata-0 replays to, and stray replicas
@@ -188,8 +190,9 @@ pub struct WriteArgs {
 #[derive(Debug, Args)]
 #[command(
     after_help = "The rebuilt files match Kafka's byte for byte only with the topic's \
-index.interval.bytes: by default kseg infers it from the offset indexes Kafka already wrote \
-(and says so); pass --index-interval-bytes when none can tell it. An index that differs \
+index.interval.bytes: by default kseg takes it from the topic's config when the metadata log \
+(the log dir's __cluster_metadata-0, or --metadata) or --server-properties sets it, else infers it \
+from the offset indexes Kafka already wrote (and says which); pass --index-interval-bytes when none can tell it. An index that differs \
 from the rebuild but is consistent with the log (grouped by a follower or the cleaner) is \
 left alone unless --force."
 )]
@@ -223,6 +226,9 @@ pub struct RebuildIndexArgs {
     /// Write options
     #[command(flatten)]
     pub write: WriteArgs,
+    /// Where topic configs come from
+    #[command(flatten)]
+    pub cluster: ClusterConfigArgs,
 }
 
 /// `--index-interval-bytes`: a number of bytes, or `None` for `auto`.
@@ -333,6 +339,9 @@ pub struct RecoveryTargetArgs {
     /// dropped when a producer snapshot is loaded
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_PRODUCER_ID_EXPIRATION_MS)]
     pub producer_id_expiration_ms: i64,
+    /// Where topic configs come from
+    #[command(flatten)]
+    pub cluster: ClusterConfigArgs,
 }
 
 /// What reading every byte of a partition leaves in the page cache.
@@ -386,6 +395,52 @@ pub struct RecoverArgs {
     pub write: WriteArgs,
 }
 
+/// Where topic configs come from, besides Kafka's defaults.
+#[derive(Debug, Clone, Args)]
+pub struct ClusterConfigArgs {
+    /// The metadata log to take topic configs from: a __cluster_metadata-0
+    /// directory or the log dir holding one [default: the log dir's own, when it has one]
+    #[arg(long, value_name = "DIR")]
+    pub metadata: Option<PathBuf>,
+    /// The broker's server.properties: its log.* settings are the
+    /// STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes,
+    /// transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*
+    #[arg(long, value_name = "FILE")]
+    pub server_properties: Option<PathBuf>,
+}
+
+/// Arguments of `kseg config`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Topics: those the metadata image names, and the partition directories of the \
+log dir (a partition directory as PATH: its topic only). Sources are named as Kafka's \
+DescribeConfigs names them (DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG for this broker's \
+node.id, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG from --server-properties, \
+DEFAULT_CONFIG), with the metadata log offset of the record that set a dynamic value; \
+INTERNAL_TOPIC_RULE marks a value the broker's own code gives an internal topic \
+(__consumer_offsets, __transaction_state, __cluster_metadata)."
+)]
+pub struct ConfigArgs {
+    /// A log dir, a partition directory, or __cluster_metadata-0
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+    /// Only this topic (repeatable)
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Vec<String>,
+    /// Print every config, Kafka's defaults included (JSON always has them all)
+    #[arg(long)]
+    pub all: bool,
+    /// Whose defaults apply where Kafka's differ
+    #[arg(long, value_enum, default_value = "4")]
+    pub kafka_version: KafkaVersion,
+    /// One JSON object per topic
+    #[arg(long)]
+    pub json: bool,
+    /// Where topic configs come from
+    #[command(flatten)]
+    pub cluster: ClusterConfigArgs,
+}
+
 /// Kafka major version whose defaults apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum KafkaVersion {
@@ -399,6 +454,15 @@ pub enum KafkaVersion {
 
 /// Arguments of `kseg retention-report`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Each topic's settings come from, first to last: --config TOPIC:NAME=VALUE, \
+--config NAME=VALUE and --config-file; the topic's override in the metadata log (the log dir's \
+__cluster_metadata-0, or --metadata); this broker's and the cluster's dynamic broker configs; \
+--server-properties; Kafka's defaults. Internal topics follow the broker's own rules: \
+__consumer_offsets and __transaction_state are compacted with 100 MiB segments, and \
+__cluster_metadata is deleted only below its snapshots, by metadata.max.retention.bytes and \
+metadata.max.retention.ms (both settable with --config). The settings lines say where each value came from."
+)]
 pub struct RetentionReportArgs {
     /// A partition directory or a log dir
     pub path: PathBuf,
@@ -424,6 +488,9 @@ pub struct RetentionReportArgs {
     /// One JSON object per partition
     #[arg(long)]
     pub json: bool,
+    /// Where topic configs come from
+    #[command(flatten)]
+    pub cluster: ClusterConfigArgs,
 }
 
 /// How `kseg export` writes records.

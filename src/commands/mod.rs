@@ -1,6 +1,8 @@
 //! One module per subcommand: arguments in, library calls, rendered output,
 //! exit code out.
 
+mod cluster_args;
+mod config;
 mod diverge;
 mod dump;
 mod export;
@@ -32,6 +34,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Diverge(args) => diverge::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Salvage(args) => salvage::run(&args),
+        Command::Config(args) => config::run(&args),
         Command::Restore(args) => {
             for path in kseg::repair::backup::restore(&args.backup, args.ignore_lock)? {
                 println!("restored {}", path.display());

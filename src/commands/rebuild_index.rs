@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use kseg::inspect::index::interval::choose_interval;
 use kseg::inspect::index::plan::{SegmentIndexPlan, WriteMode, plan_segment};
 use kseg::logdir::Segment;
 use kseg::logdir::target::{Target, resolve};
@@ -53,9 +52,14 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
+    let ctx = super::cluster_args::interval_context(
+        log_dirs.first().map(PathBuf::as_path),
+        &args.cluster,
+        args.index_interval_bytes.0,
+    )?;
     let intervals = targets
         .iter()
-        .map(|t| choose_interval(&t.partition, args.index_interval_bytes.0))
+        .map(|t| super::cluster_args::interval_for(&ctx, &t.partition, args.index_interval_bytes.0))
         .collect::<Result<Vec<_>, _>>()?;
     let segments: Vec<(&Segment, u64)> = targets
         .iter()

@@ -49,6 +49,7 @@ fn recovery_args(
         page_cache: args.page_cache,
         now: args.now.clone(),
         producer_id_expiration_ms: args.producer_id_expiration_ms,
+        cluster: args.cluster.clone(),
     }
 }
 

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
-use kseg::inspect::index::interval::choose_interval;
 use kseg::inspect::producer::state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry};
 use kseg::inspect::recovery::partition::{CheckedPartition, LoadInputs, check_partition};
 use kseg::inspect::recovery::segment::SegmentCheckOptions;
@@ -64,6 +63,11 @@ pub fn analyse(
             expiration_ms: args.producer_id_expiration_ms,
         },
     };
+    let ctx = super::cluster_args::interval_context(
+        targets.first().map(|t| t.log_dir()).as_deref(),
+        &args.cluster,
+        args.index_interval_bytes.0,
+    )?;
     let total: u64 = targets
         .iter()
         .flat_map(|t| &t.partition.segments)
@@ -78,7 +82,11 @@ pub fn analyse(
             } else {
                 CachePolicy::Keep
             };
-            let interval = choose_interval(&target.partition, args.index_interval_bytes.0)?;
+            let interval = super::cluster_args::interval_for(
+                &ctx,
+                &target.partition,
+                args.index_interval_bytes.0,
+            )?;
             let report = check_partition(
                 &target.partition,
                 &SegmentCheckOptions {

@@ -86,6 +86,13 @@ pub fn write_interval(
 pub fn interval_source_json(source: &IntervalSource) -> serde_json::Value {
     match source {
         IntervalSource::Given => json!({"kind": "given"}),
+        IntervalSource::Configured {
+            source,
+            described,
+            offset,
+        } => {
+            json!({"kind": "config", "configSource": source, "described": described, "offset": offset})
+        }
         IntervalSource::Inferred { segments, min, max } => {
             json!({"kind": "inferred", "segments": segments, "min": min, "max": max})
         }

@@ -2,6 +2,7 @@
 //! to a writer the caller hands in.
 
 pub mod bytes;
+pub mod config;
 pub mod decoded;
 pub mod diverge;
 pub mod dump;

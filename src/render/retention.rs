@@ -7,6 +7,7 @@ use comfy_table::Table;
 use super::time::{age, duration, utc};
 use crate::inspect::locate::segment_time::TimestampSource;
 use crate::inspect::retention::config::RetentionConfig;
+use crate::inspect::retention::metadata_log::MetadataCleaning;
 use crate::inspect::retention::report::{
     CleanState, CompactionView, OldSegmentFate, PartitionRetention, SegmentRow,
 };
@@ -25,6 +26,9 @@ fn fate(row: &SegmentRow, r: &PartitionRetention, config: &RetentionConfig) -> S
     }
     match row.eligible_at {
         Some(at) => format!("deletable from {} (in {})", utc(at), duration(at - r.now)),
+        None if r.metadata_log.is_some() => {
+            "kept until a later snapshot lets the log start move past it".to_string()
+        }
         None if config.retention_ms < 0 || !config.delete => "kept: no time retention".to_string(),
         None => "kept: not wholly below the high watermark, or empty".to_string(),
     }
@@ -73,7 +77,7 @@ fn roll_line(r: &PartitionRetention, config: &RetentionConfig) -> Option<String>
         "  active segment {}: rolls after {} more bytes (segment.bytes){by_time}{}",
         active.base_offset,
         roll.bytes_left.max(0),
-        if config.delete {
+        if config.delete && config.retention_ms >= 0 {
             "; retention rolls it itself once its newest record passes retention.ms"
         } else {
             ""
@@ -172,8 +176,38 @@ pub fn write_report(
     Ok(())
 }
 
+/// The metadata log's answer: what a `maybeClean` now deletes, or why it
+/// keeps everything.
+fn metadata_line(m: &MetadataCleaning) -> String {
+    let snapshots: Vec<i64> = m.snapshots.iter().map(|s| s.end_offset).collect();
+    let head = format!(
+        "the metadata log is not deleted by retention.ms or retention.bytes, only below snapshots (KafkaMetadataLog.maybeClean, every 60 s, with metadata.max.retention.bytes {} and metadata.max.retention.ms {}); snapshots at {snapshots:?}",
+        m.max_bytes, m.max_ms
+    );
+    if m.steps.is_empty() {
+        return format!(
+            "{head}: a clean now deletes nothing ({})",
+            m.stops.join("; ")
+        );
+    }
+    let steps: Vec<String> = m
+        .steps
+        .iter()
+        .map(|s| {
+            format!(
+                "snapshot {} ({}: {}), log start offset to {}, segments {:?}",
+                s.snapshot_deleted, s.rule, s.why, s.log_start_offset_after, s.segments_deleted
+            )
+        })
+        .collect();
+    format!("{head}: a clean now deletes {}", steps.join("; then "))
+}
+
 /// The answer in plain words: how old the oldest data is and why it is there.
 pub fn bottom_line(r: &PartitionRetention, config: &RetentionConfig) -> String {
+    if let Some(m) = &r.metadata_log {
+        return metadata_line(m);
+    }
     let tail = format!(
         "then up to {} until the next retention check (log.retention.check.interval.ms) and {} before the .deleted files are removed (file.delete.delay.ms)",
         duration(config.retention_check_interval_ms),

@@ -1,6 +1,7 @@
 //! kseg's integration tests: the real binary on real files.
 
 mod bad_input;
+mod cluster_config;
 mod cluster_metadata;
 mod corpus;
 mod corpus_dump;

@@ -3,4 +3,5 @@
 //! loads them: the metadata image and the dynamic configs in it
 //! ([`metadata`]).
 
+pub mod config;
 pub mod metadata;

@@ -40,6 +40,16 @@ pub struct IndexInterval {
 pub enum IntervalSource {
     /// Given on the command line.
     Given,
+    /// The topic's effective config: the metadata log, the static broker
+    /// config, or an internal topic's rule.
+    Configured {
+        /// The source, as Kafka's `DescribeConfigs` names it.
+        source: &'static str,
+        /// The source in words (with the metadata log offset that set it).
+        described: String,
+        /// The metadata log offset that set it.
+        offset: Option<i64>,
+    },
     /// Inferred from existing offset indexes.
     Inferred {
         /// Base offsets of the segments whose indexes were read.
@@ -183,6 +193,12 @@ impl IndexInterval {
     pub fn describe(&self) -> String {
         match &self.source {
             IntervalSource::Given => format!("index.interval.bytes {} (given)", self.bytes),
+            IntervalSource::Configured { described, .. } => {
+                format!(
+                    "index.interval.bytes {} (the topic's config: {described})",
+                    self.bytes
+                )
+            }
             IntervalSource::Inferred { segments, min, max } => format!(
                 "index.interval.bytes {} (inferred from the offset indexes of segments {segments:?}: any value from {min} to {max} reproduces them)",
                 self.bytes

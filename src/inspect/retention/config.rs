@@ -39,6 +39,24 @@ pub struct RetentionConfig {
 }
 
 impl RetentionConfig {
+    /// The topic configs these settings are made of (the rest are broker
+    /// settings: `log.retention.check.interval.ms`).
+    pub const TOPIC_SETTINGS: &'static [&'static str] = &[
+        "cleanup.policy",
+        "delete.retention.ms",
+        "file.delete.delay.ms",
+        "max.compaction.lag.ms",
+        "message.timestamp.after.max.ms",
+        "min.cleanable.dirty.ratio",
+        "min.compaction.lag.ms",
+        "retention.bytes",
+        "retention.ms",
+        "segment.bytes",
+        "segment.index.bytes",
+        "segment.jitter.ms",
+        "segment.ms",
+    ];
+
     /// Kafka's defaults for major version `major` (3 or 4).
     pub fn defaults(major: u8) -> Self {
         Self {

@@ -13,6 +13,9 @@ use crate::inspect::locate::segment_time::{
 };
 use crate::inspect::locate::{SourcedOffset, log_start_offset, next_offset};
 use crate::inspect::retention::config::RetentionConfig;
+use crate::inspect::retention::metadata_log::{
+    MetadataCleaning, MetadataRetention, maybe_clean, read_snapshots,
+};
 use crate::inspect::retention::rules::{
     DeletionPass, LogState, SegmentFacts, delete_old_segments, eligible_at,
 };
@@ -139,6 +142,9 @@ pub struct PartitionRetention {
     pub oldest_data_age_ms: Option<i64>,
     /// Things in the data that change the answer.
     pub warnings: Vec<String>,
+    /// For the metadata log: what `KafkaMetadataLog.maybeClean` deletes now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata_log: Option<MetadataCleaning>,
 }
 
 /// Overrides and the clock.
@@ -150,6 +156,9 @@ pub struct ReportInputs {
     pub log_start_offset: Option<i64>,
     /// High watermark override.
     pub high_watermark: Option<i64>,
+    /// For `__cluster_metadata`: its own deletion limits, which replace
+    /// retention.ms and retention.bytes.
+    pub metadata_retention: Option<MetadataRetention>,
 }
 
 /// What reading a partition's segments gives: a row per segment, in order.
@@ -294,6 +303,10 @@ pub fn report_partition(
         now: inputs.now,
     };
     let pass_now = judge_rows(&mut rows, state, config);
+    let metadata_log = inputs
+        .metadata_retention
+        .map(|limits| metadata_cleaning(partition, &mut rows, state, limits))
+        .transpose()?;
     data_warnings(&rows, config, inputs.now, &mut warnings);
     let compaction = config
         .compact
@@ -315,7 +328,35 @@ pub fn report_partition(
         active_roll,
         compaction,
         warnings,
+        metadata_log,
     })
+}
+
+/// Runs `maybeClean` on the metadata log and notes on each row the rule
+/// that deletes it now.
+fn metadata_cleaning(
+    partition: &Partition,
+    rows: &mut [SegmentRow],
+    state: LogState,
+    limits: MetadataRetention,
+) -> Result<MetadataCleaning, LogDirError> {
+    let facts: Vec<SegmentFacts> = rows
+        .iter()
+        .map(|r| SegmentFacts {
+            base_offset: r.base_offset,
+            size: r.size,
+            largest_timestamp: r.largest_timestamp,
+        })
+        .collect();
+    let cleaning = maybe_clean(&facts, &read_snapshots(partition)?, state, limits);
+    for step in &cleaning.steps {
+        for base in &step.segments_deleted {
+            if let Some(row) = rows.iter_mut().find(|r| r.base_offset == *base) {
+                row.deleted_now_by = Some(step.rule);
+            }
+        }
+    }
+    Ok(cleaning)
 }
 
 /// Whether a closed segment's newest record is far older than

@@ -1,0 +1,65 @@
+//! Which topics `kseg config` describes: those the metadata image names,
+//! and those whose partition directories are in the log dir.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::context::ConfigContext;
+use super::resolve::TopicConfigs;
+use crate::format::properties::parse_partition_metadata;
+use crate::logdir::Partition;
+
+/// One topic and its effective configs.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TopicEntry {
+    /// The topic.
+    pub topic: String,
+    /// Its id: from the metadata image, else from a partition directory's
+    /// `partition.metadata`.
+    pub topic_id: Option<String>,
+    /// Whether the metadata image has the topic.
+    pub in_metadata: bool,
+    /// Its partitions with a directory in the log dir.
+    pub partition_dirs: Vec<i32>,
+    /// The effective configs.
+    pub configs: TopicConfigs,
+}
+
+fn dir_topic_id(partition: &Partition) -> Option<String> {
+    let text = std::fs::read_to_string(partition.dir.join("partition.metadata")).ok()?;
+    Some(parse_partition_metadata(&text).ok()?.topic_id)
+}
+
+/// The topics of the image and of `partitions`, by name, each with its
+/// configs; only `only` when it is not empty.
+pub fn topics(ctx: &ConfigContext, partitions: &[Partition], only: &[String]) -> Vec<TopicEntry> {
+    let mut by_name: BTreeMap<String, (Option<String>, bool, Vec<i32>)> = BTreeMap::new();
+    for (name, id) in &ctx.topic_ids {
+        by_name.insert(name.clone(), (Some(id.clone()), true, Vec::new()));
+    }
+    for p in partitions {
+        let Some((topic, partition)) = &p.topic_partition else {
+            continue;
+        };
+        let entry = by_name
+            .entry(topic.clone())
+            .or_insert_with(|| (dir_topic_id(p), false, Vec::new()));
+        entry.2.push(*partition);
+    }
+    by_name
+        .into_iter()
+        .filter(|(name, _)| only.is_empty() || only.contains(name))
+        .map(|(topic, (topic_id, in_metadata, mut partition_dirs))| {
+            partition_dirs.sort_unstable();
+            TopicEntry {
+                configs: ctx.topic(&topic),
+                topic,
+                topic_id,
+                in_metadata,
+                partition_dirs,
+            }
+        })
+        .collect()
+}
