@@ -70,6 +70,7 @@ impl LogDump<'_, '_> {
         let decoded = batch.records(&mut self.scratch, limit);
         for record in &decoded.records {
             let control = summary.is_control.then(|| parse_control_record(record));
+            let (s, c) = (&summary, control.as_ref());
             match self.decoder {
                 // Text output takes decoded records as JSON text, written
                 // straight from the bytes.
@@ -83,13 +84,7 @@ impl LogDump<'_, '_> {
                     } else {
                         decode_record_text(topic, record.key, record.value, &mut self.text)
                     };
-                    self.printer.record(
-                        &summary,
-                        record,
-                        control.as_ref(),
-                        Some((topic, &d)),
-                        opts,
-                    )?;
+                    self.printer.record(s, record, c, Some((topic, &d)), opts)?;
                 }
                 Some(topic) => {
                     let d = if summary.is_control {
@@ -97,18 +92,9 @@ impl LogDump<'_, '_> {
                     } else {
                         decode_record(topic, record.key, record.value)
                     };
-                    self.printer.record(
-                        &summary,
-                        record,
-                        control.as_ref(),
-                        Some((topic, &d)),
-                        opts,
-                    )?;
+                    self.printer.record(s, record, c, Some((topic, &d)), opts)?;
                 }
-                None => {
-                    self.printer
-                        .record::<Value>(&summary, record, control.as_ref(), None, opts)?;
-                }
+                None => self.printer.record::<Value>(s, record, c, None, opts)?,
             }
             if let Some(prev) = self
                 .last_record_offset

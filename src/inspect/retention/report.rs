@@ -257,17 +257,21 @@ fn high_watermark(
     )
 }
 
-/// Runs a retention pass at `state.now` and notes on each row which rule
-/// deletes it now, and from when retention.ms lets it go.
-fn judge_rows(rows: &mut [SegmentRow], state: LogState, config: &RetentionConfig) -> DeletionPass {
-    let facts: Vec<SegmentFacts> = rows
-        .iter()
+/// What the deletion rules read of each row.
+fn segment_facts(rows: &[SegmentRow]) -> Vec<SegmentFacts> {
+    rows.iter()
         .map(|r| SegmentFacts {
             base_offset: r.base_offset,
             size: r.size,
             largest_timestamp: r.largest_timestamp,
         })
-        .collect();
+        .collect()
+}
+
+/// Runs a retention pass at `state.now` and notes on each row which rule
+/// deletes it now, and from when retention.ms lets it go.
+fn judge_rows(rows: &mut [SegmentRow], state: LogState, config: &RetentionConfig) -> DeletionPass {
+    let facts = segment_facts(rows);
     let pass = delete_old_segments(&facts, state, config);
     for step in &pass.steps {
         for base in &step.deleted {
@@ -340,14 +344,7 @@ fn metadata_cleaning(
     state: LogState,
     limits: MetadataRetention,
 ) -> Result<MetadataCleaning, LogDirError> {
-    let facts: Vec<SegmentFacts> = rows
-        .iter()
-        .map(|r| SegmentFacts {
-            base_offset: r.base_offset,
-            size: r.size,
-            largest_timestamp: r.largest_timestamp,
-        })
-        .collect();
+    let facts = segment_facts(rows);
     let cleaning = maybe_clean(&facts, &read_snapshots(partition)?, state, limits);
     for step in &cleaning.steps {
         for base in &step.segments_deleted {
