@@ -39,19 +39,7 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
     } else {
         Vec::new()
     };
-    let writer = if mode.writes() {
-        let backup = if args.no_backup {
-            None
-        } else {
-            Some(super::backup_place(
-                args.write.backup_dir.as_deref(),
-                &log_dirs,
-            )?)
-        };
-        Some(IndexWriter::new(backup))
-    } else {
-        None
-    };
+    let writer = index_writer(args, mode, &log_dirs)?;
     let ctx = super::cluster_args::interval_context(
         log_dirs.first().map(PathBuf::as_path),
         &args.cluster,
@@ -110,21 +98,44 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
     if format == OutputFormat::Text {
         write_summary(&mut out, &tally, backup.as_ref().map(Backup::dir))?;
     }
+    out.flush()?;
+    Ok(outcome(&tally, backup.as_ref(), mode))
+}
+
+/// The writer of a run that writes, with its backup unless `--no-backup`.
+fn index_writer(
+    args: &RebuildIndexArgs,
+    mode: WriteMode,
+    log_dirs: &[PathBuf],
+) -> anyhow::Result<Option<IndexWriter>> {
+    if !mode.writes() {
+        return Ok(None);
+    }
+    let backup = if args.no_backup {
+        None
+    } else {
+        Some(super::backup_place(
+            args.write.backup_dir.as_deref(),
+            log_dirs,
+        )?)
+    };
+    Ok(Some(IndexWriter::new(backup)))
+}
+
+/// The exit code, after saying where the originals are when segments failed.
+fn outcome(tally: &RebuildTally, backup: Option<&Backup>, mode: WriteMode) -> ExitCode {
     if tally.errors > 0 {
-        if let Some(dir) = backup.as_ref().map(Backup::dir) {
+        if let Some(dir) = backup.map(Backup::dir) {
             eprintln!(
                 "kseg: {} segments failed; files already changed have their originals in {1}: `kseg restore {1}` puts them back",
                 tally.errors,
                 dir.display()
             );
         }
-    }
-    out.flush()?;
-    Ok(if tally.errors > 0 {
         ExitCode::Error
     } else if tally.needing_rebuild > 0 && !mode.writes() {
         ExitCode::Findings
     } else {
         ExitCode::Ok
-    })
+    }
 }

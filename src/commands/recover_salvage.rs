@@ -16,6 +16,7 @@ use kseg::inspect::recovery::salvage::{
 use kseg::logdir::target::{Target, resolve};
 use kseg::render::OutputFormat;
 use kseg::render::salvage::{write_cost, write_report};
+use kseg::repair::backup::LazyBackup;
 use kseg::repair::lock_log_dirs;
 use kseg::repair::recovery::apply_recovery;
 use kseg::repair::salvage::cut_damaged_ranges;
@@ -51,6 +52,53 @@ fn recovery_args(
         producer_id_expiration_ms: args.producer_id_expiration_ms,
         cluster: args.cluster.clone(),
     }
+}
+
+/// Cuts one partition's damaged ranges out, then runs Kafka's recovery from
+/// the first cut segment on.
+fn cut_and_recover(
+    out: &mut impl Write,
+    target: &Target,
+    report: &SalvageReport,
+    args: &RecoverArgs,
+    format: OutputFormat,
+    backup: &mut LazyBackup,
+) -> anyhow::Result<()> {
+    for segment in &report.segments {
+        let cut = cut_damaged_ranges(segment, backup)?;
+        match (cut, format) {
+            (0, _) => {}
+            (_, OutputFormat::Json) => writeln!(
+                out,
+                "{}",
+                serde_json::json!({"type": "cut", "file": segment.file.display().to_string(), "bytes": cut})
+            )?,
+            (_, OutputFormat::Text) => {
+                writeln!(out, "cut {cut} bytes out of {}", segment.file.display())?
+            }
+        }
+    }
+    let first_cut = report
+        .segments
+        .iter()
+        .find(|s| !s.damages.is_empty())
+        .map_or(0, |s| s.base_offset);
+    let recovery = recovery_args(&args.target, target.partition.dir.clone(), first_cut);
+    let checked = super::verify::analyse(&recovery, true)?;
+    super::verify::print_reports(&checked, args.target.json)?;
+    for c in &checked {
+        let r = &c.report;
+        apply_recovery(
+            &r.partition.dir,
+            &r.plan,
+            &r.checks,
+            &r.snapshots,
+            &r.state.leader_epochs,
+            c.interval.bytes,
+            backup,
+        )?;
+    }
+    Ok(())
 }
 
 /// Runs `kseg recover --salvage`.
@@ -113,40 +161,7 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
     }
     let mut backup = super::backup_place(args.write.backup_dir.as_deref(), &log_dirs)?;
     for (target, report) in &damaged {
-        for segment in &report.segments {
-            let cut = cut_damaged_ranges(segment, &mut backup)?;
-            match (cut, format) {
-                (0, _) => {}
-                (_, OutputFormat::Json) => writeln!(
-                    out,
-                    "{}",
-                    serde_json::json!({"type": "cut", "file": segment.file.display().to_string(), "bytes": cut})
-                )?,
-                (_, OutputFormat::Text) => {
-                    writeln!(out, "cut {cut} bytes out of {}", segment.file.display())?
-                }
-            }
-        }
-        let first_cut = report
-            .segments
-            .iter()
-            .find(|s| !s.damages.is_empty())
-            .map_or(0, |s| s.base_offset);
-        let recovery = recovery_args(&args.target, target.partition.dir.clone(), first_cut);
-        let checked = super::verify::analyse(&recovery, true)?;
-        super::verify::print_reports(&checked, args.target.json)?;
-        for c in &checked {
-            let r = &c.report;
-            apply_recovery(
-                &r.partition.dir,
-                &r.plan,
-                &r.checks,
-                &r.snapshots,
-                &r.state.leader_epochs,
-                c.interval.bytes,
-                &mut backup,
-            )?;
-        }
+        cut_and_recover(&mut out, target, report, args, format, &mut backup)?;
     }
     let backup = backup.into_backup();
     let dir = backup.as_ref().map(|b| b.dir().display().to_string());

@@ -315,3 +315,41 @@ fn inspect_is_a_folder_per_question() {
         }
     }
 }
+
+/// The length in lines of every function in `code` (from its `fn` line to
+/// the closing brace at the same indentation), with its name.
+fn function_lengths(code: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let body = line.trim_start();
+        let indent = &line[..line.len() - body.len()];
+        let signature = ["fn ", "pub fn ", "pub(crate) fn ", "pub(super) fn "]
+            .iter()
+            .find_map(|p| body.strip_prefix(p));
+        let Some(rest) = signature else { continue };
+        let name: String = rest
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let close = format!("{indent}}}");
+        if let Some(end) = lines[i + 1..].iter().position(|l| *l == close) {
+            out.push((end + 2, name));
+        }
+    }
+    out
+}
+
+#[test]
+fn commands_stay_thin() {
+    let mut longest = Vec::new();
+    for (path, code) in sources(&repo().join("src/commands")) {
+        for (lines, name) in function_lengths(&code) {
+            longest.push((lines, format!("{}::{name}", path.display())));
+        }
+    }
+    longest.sort();
+    let (lines, name) = longest.last().unwrap();
+    assert!(longest.len() > 50, "{} functions found", longest.len());
+    assert!(*lines < 100, "{name} is {lines} lines long");
+}
