@@ -5,7 +5,9 @@ use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
 
 use kseg::format::record::parse_control_record;
-use kseg::inspect::recovery::salvage::{Event, ReadOptions, RecordFilter, partition_name, read_partition};
+use kseg::inspect::recovery::salvage::{
+    Event, ReadOptions, RecordFilter, partition_name, read_partition,
+};
 use kseg::logdir::target::resolve;
 use kseg::render::ByteEncoding;
 use kseg::render::export::{ExportedRecord, LineForm, Unrepresentable, write_json};
