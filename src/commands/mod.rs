@@ -5,6 +5,7 @@ mod diverge;
 mod dump;
 mod export;
 mod generate;
+mod groups;
 mod locate;
 mod rebuild_index;
 mod recover;
@@ -12,6 +13,7 @@ mod recover_salvage;
 mod retention_report;
 mod salvage;
 mod time_arg;
+mod transactions;
 mod verify;
 
 use std::path::{Path, PathBuf};
@@ -37,6 +39,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::Ok)
         }
+        Command::Groups(args) => groups::run(&args),
+        Command::Transactions(args) => transactions::run(&args),
         Command::Generate(args) => generate::run(&args),
     }
 }

@@ -80,11 +80,11 @@ pub fn judge(
     let hanging = old && judged && !in_flight;
     let reason = if old {
         format!(
-            "last write {age_ms} ms ago, over the {max_timeout_ms} ms maximum transaction timeout; {coordinator_says}"
+            "its producer has been idle longer than the maximum transaction timeout ({max_timeout_ms} ms); {coordinator_says}"
         )
     } else {
         format!(
-            "last write {age_ms} ms ago, within the {max_timeout_ms} ms maximum transaction timeout (find-hanging does not count it yet); {coordinator_says}"
+            "its producer wrote within the maximum transaction timeout ({max_timeout_ms} ms), so find-hanging does not count it yet; {coordinator_says}"
         )
     };
     Verdict {

@@ -1,0 +1,120 @@
+//! `kseg groups`: the groups and committed offsets the group coordinator
+//! loads from the `__consumer_offsets` partitions under PATH.
+
+use std::collections::BTreeMap;
+use std::io::{self, BufWriter, Write};
+
+use kseg::inspect::cluster::groups::lag::log_end_offsets;
+use kseg::inspect::cluster::groups::shard::{Shard, load_shard};
+use kseg::logdir::Partition;
+use kseg::logdir::target::resolve;
+use kseg::render::groups::{GroupReport, group_json, write_group_text};
+use kseg::schema::InternalTopic;
+
+use crate::cli::GroupsArgs;
+use crate::exit_code::ExitCode;
+
+/// The partitions of `topic` under `path` (each once, whole, even when PATH
+/// names one of their segments).
+pub fn internal_partitions(
+    path: &std::path::Path,
+    topic: InternalTopic,
+) -> anyhow::Result<Vec<Partition>> {
+    let mut found: BTreeMap<std::path::PathBuf, Partition> = BTreeMap::new();
+    for target in resolve(path)? {
+        let p = target.partition;
+        let name = p
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if InternalTopic::of_partition_dir(&name) == Some(topic) {
+            found.entry(p.dir.clone()).or_insert(p);
+        }
+    }
+    Ok(found.into_values().collect())
+}
+
+/// Runs `kseg groups`.
+pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
+    let partitions = internal_partitions(&args.path, InternalTopic::ConsumerOffsets)?;
+    if partitions.is_empty() {
+        anyhow::bail!(
+            "{}: no __consumer_offsets-N partition directory here",
+            args.path.display()
+        );
+    }
+    let total: u64 = partitions
+        .iter()
+        .flat_map(|p| &p.segments)
+        .map(|s| s.log_size())
+        .sum();
+    let bar = super::progress_bar(total, args.json);
+    let mut shards: Vec<Shard> = Vec::new();
+    let mut code = ExitCode::Ok;
+    for p in &partitions {
+        let shard = load_shard(p, &mut |bytes| bar.inc(bytes))?;
+        for problem in &shard.problems {
+            bar.suspend(|| eprintln!("kseg: {problem}"));
+            code = ExitCode::Findings;
+        }
+        for note in &shard.state.notes {
+            bar.suspend(|| eprintln!("kseg: {}: {note}", shard.partition));
+        }
+        shards.push(shard);
+    }
+    bar.finish_and_clear();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut printed = 0usize;
+    for shard in &shards {
+        let s = &shard.state;
+        let committed = s.offsets.committed.values().flat_map(BTreeMap::keys);
+        let pending = s
+            .offsets
+            .pending
+            .values()
+            .flat_map(|g| g.values())
+            .flat_map(BTreeMap::keys);
+        let log_ends = log_end_offsets(&shard.log_dir, committed.chain(pending))?;
+        let mut ids: Vec<&str> = s.groups.keys().map(String::as_str).collect();
+        ids.extend(s.offsets.groups());
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids
+            .into_iter()
+            .filter(|id| args.group.as_deref().is_none_or(|g| g == *id))
+        {
+            let pending: Vec<_> = s
+                .offsets
+                .pending
+                .iter()
+                .filter_map(|(producer, groups)| Some((*producer, groups.get(id)?)))
+                .flat_map(|(producer, offsets)| {
+                    offsets.iter().map(move |(tp, o)| (producer, tp, o))
+                })
+                .collect();
+            let report = GroupReport {
+                id,
+                shard: &shard.partition,
+                group: s.groups.get(id),
+                offsets: s.offsets.committed.get(id),
+                pending: &pending,
+                log_ends: &log_ends,
+            };
+            if args.json {
+                writeln!(out, "{}", group_json(&report))?;
+            } else {
+                write_group_text(&mut out, &report)?;
+            }
+            printed += 1;
+        }
+    }
+    out.flush()?;
+    if printed == 0 {
+        if let Some(g) = &args.group {
+            eprintln!("kseg: no group {g} in {}", args.path.display());
+            code = code.max(ExitCode::Findings);
+        }
+    }
+    Ok(code)
+}
