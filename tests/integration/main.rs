@@ -1,6 +1,7 @@
 //! kseg's integration tests: the real binary on real files.
 
 mod bad_input;
+mod cluster_groups;
 mod corpus;
 mod corpus_dump;
 mod corpus_index;
