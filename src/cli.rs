@@ -418,9 +418,9 @@ the log end offset of a committed partition whose directory is in the same log d
 committed offset. Writes nothing. Exit 1 when something did not read (file and byte position on stderr)."
 )]
 pub struct GroupsArgs {
-    /// A log dir, or a __consumer_offsets-N directory
-    #[arg(default_value = ".")]
-    pub path: PathBuf,
+    /// Log dirs, or __consumer_offsets-N directories
+    #[arg(value_name = "PATH", default_value = ".")]
+    pub paths: Vec<PathBuf>,
     /// Only this group
     #[arg(long, value_name = "G")]
     pub group: Option<String>,
@@ -441,9 +441,9 @@ kafka-transactions.sh abort needs. Writes nothing. Exit 1 when a transaction han
 did not read."
 )]
 pub struct TransactionsArgs {
-    /// A log dir holding __transaction_state-N and data partitions
-    #[arg(default_value = ".")]
-    pub path: PathBuf,
+    /// Log dirs or partition directories: __transaction_state-N and data partitions, read together
+    #[arg(value_name = "PATH", default_value = ".")]
+    pub paths: Vec<PathBuf>,
     /// The clock: epoch ms, RFC 3339, or an age like 1h [default: now]
     #[arg(long, value_name = "TIME")]
     pub now: Option<String>,

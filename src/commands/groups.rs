@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
 
 use kseg::inspect::cluster::groups::lag::log_end_offsets;
 use kseg::inspect::cluster::groups::shard::{Shard, load_shard};
@@ -14,34 +15,46 @@ use kseg::schema::InternalTopic;
 use crate::cli::GroupsArgs;
 use crate::exit_code::ExitCode;
 
-/// The partitions of `topic` under `path` (each once, whole, even when PATH
-/// names one of their segments).
-pub fn internal_partitions(
-    path: &std::path::Path,
-    topic: InternalTopic,
-) -> anyhow::Result<Vec<Partition>> {
-    let mut found: BTreeMap<std::path::PathBuf, Partition> = BTreeMap::new();
-    for target in resolve(path)? {
-        let p = target.partition;
-        let name = p
-            .dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if InternalTopic::of_partition_dir(&name) == Some(topic) {
+/// Every partition under `paths`, each once and whole (even when a PATH
+/// names one of its segments), with the internal topic it belongs to.
+pub fn partitions(paths: &[PathBuf]) -> anyhow::Result<Vec<(Option<InternalTopic>, Partition)>> {
+    let mut found: BTreeMap<PathBuf, Partition> = BTreeMap::new();
+    for path in paths {
+        for target in resolve(path)? {
+            let p = target.partition;
             found.entry(p.dir.clone()).or_insert(p);
         }
     }
-    Ok(found.into_values().collect())
+    Ok(found
+        .into_values()
+        .map(|p| {
+            let name = p
+                .dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            (InternalTopic::of_partition_dir(&name), p)
+        })
+        .collect())
+}
+
+/// PATHs for messages.
+pub fn shown(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    shown.join(" ")
 }
 
 /// Runs `kseg groups`.
 pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
-    let partitions = internal_partitions(&args.path, InternalTopic::ConsumerOffsets)?;
+    let partitions: Vec<Partition> = partitions(&args.paths)?
+        .into_iter()
+        .filter(|(topic, _)| *topic == Some(InternalTopic::ConsumerOffsets))
+        .map(|(_, p)| p)
+        .collect();
     if partitions.is_empty() {
         anyhow::bail!(
             "{}: no __consumer_offsets-N partition directory here",
-            args.path.display()
+            shown(&args.paths)
         );
     }
     let total: u64 = partitions
@@ -112,7 +125,7 @@ pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
     out.flush()?;
     if printed == 0 {
         if let Some(g) = &args.group {
-            eprintln!("kseg: no group {g} in {}", args.path.display());
+            eprintln!("kseg: no group {g} in {}", shown(&args.paths));
             code = code.max(ExitCode::Findings);
         }
     }

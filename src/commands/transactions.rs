@@ -6,34 +6,25 @@ use std::io::{self, BufWriter, Write};
 use kseg::inspect::cluster::transactions::coordinator::CoordinatorTxns;
 use kseg::inspect::cluster::transactions::hanging::{abort_spec, judge};
 use kseg::inspect::cluster::transactions::open::open_transactions;
-use kseg::logdir::target::resolve;
 use kseg::render::transactions::{
     IdReport, OpenReport, id_json, open_json, write_id_text, write_open_text,
 };
 use kseg::schema::InternalTopic;
 
-use super::groups::internal_partitions;
+use super::groups::partitions;
 use crate::cli::TransactionsArgs;
 use crate::exit_code::ExitCode;
 
 /// Runs `kseg transactions`.
 pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
     let now = super::time_arg::clock(args.now.as_deref())?;
-    let coordinator_partitions = internal_partitions(&args.path, InternalTopic::TransactionState)?;
+    let mut coordinator_partitions = Vec::new();
     let mut data = Vec::new();
-    for target in resolve(&args.path)? {
-        let name = target
-            .partition
-            .dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        match InternalTopic::of_partition_dir(&name) {
-            Some(InternalTopic::TransactionState | InternalTopic::ClusterMetadata) => {}
-            _ if data
-                .iter()
-                .any(|p: &kseg::logdir::Partition| p.dir == target.partition.dir) => {}
-            _ => data.push(target.partition),
+    for (topic, p) in partitions(&args.paths)? {
+        match topic {
+            Some(InternalTopic::TransactionState) => coordinator_partitions.push(p),
+            Some(InternalTopic::ClusterMetadata) => {}
+            _ => data.push(p),
         }
     }
     let total: u64 = coordinator_partitions
