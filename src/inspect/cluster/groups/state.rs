@@ -183,7 +183,9 @@ mod tests {
         assert_eq!(g.state(), "Assigning");
         g.assignment_epoch = 2;
         assert_eq!(g.state(), "Reconciling");
-        g.members.get_mut("m").map(|m| m.member_epoch = 2);
+        if let Some(m) = g.members.get_mut("m") {
+            m.member_epoch = 2;
+        }
         assert_eq!(g.state(), "Stable");
     }
 
