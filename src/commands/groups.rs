@@ -6,6 +6,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use kseg::inspect::cluster::groups::lag::log_end_offsets;
+use kseg::inspect::cluster::groups::load::Capped;
 use kseg::inspect::cluster::groups::shard::{Shard, load_shard};
 use kseg::logdir::Partition;
 use kseg::logdir::target::resolve;
@@ -38,6 +39,17 @@ pub fn partitions(paths: &[PathBuf]) -> anyhow::Result<Vec<(Option<InternalTopic
         .collect())
 }
 
+/// Prints what a load kept on stderr, each prefixed, then how many more
+/// there were.
+pub fn report<T: std::fmt::Display>(list: &Capped<T>, prefix: &str) {
+    for item in &list.items {
+        eprintln!("kseg: {prefix}{item}");
+    }
+    if list.omitted > 0 {
+        eprintln!("kseg: {prefix}… and {} more like these", list.omitted);
+    }
+}
+
 /// PATHs for messages.
 pub fn shown(paths: &[PathBuf]) -> String {
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
@@ -67,13 +79,13 @@ pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
     let mut code = ExitCode::Ok;
     for p in &partitions {
         let shard = load_shard(p, &mut |bytes| bar.inc(bytes))?;
-        for problem in &shard.problems {
-            bar.suspend(|| eprintln!("kseg: {problem}"));
+        if !shard.problems.is_empty() {
             code = ExitCode::Findings;
         }
-        for note in &shard.state.notes {
-            bar.suspend(|| eprintln!("kseg: {}: {note}", shard.partition));
-        }
+        bar.suspend(|| {
+            report(&shard.problems, "");
+            report(&shard.state.notes, &format!("{}: ", shard.partition));
+        });
         shards.push(shard);
     }
     bar.finish_and_clear();

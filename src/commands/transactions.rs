@@ -11,7 +11,7 @@ use kseg::render::transactions::{
 };
 use kseg::schema::InternalTopic;
 
-use super::groups::partitions;
+use super::groups::{partitions, report};
 use crate::cli::TransactionsArgs;
 use crate::exit_code::ExitCode;
 
@@ -39,10 +39,10 @@ pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
     for p in &coordinator_partitions {
         coordinator.load(p, &mut |bytes| bar.inc(bytes))?;
     }
-    for problem in &coordinator.problems {
-        bar.suspend(|| eprintln!("kseg: {problem}"));
+    if !coordinator.problems.is_empty() {
         code = ExitCode::Findings;
     }
+    bar.suspend(|| report(&coordinator.problems, ""));
     let mut open = Vec::new();
     for p in &data {
         open.push(open_transactions(p)?);

@@ -61,10 +61,56 @@ impl std::fmt::Display for LoadProblem {
     }
 }
 
+/// How many problems or notes a load keeps; past it, only a count.
+pub const MAX_REPORTED: usize = 100;
+
+/// At most [`MAX_REPORTED`] items, and how many more there were: memory
+/// stays bounded however many records are bad.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capped<T> {
+    /// The first items.
+    pub items: Vec<T>,
+    /// How many more were left out.
+    pub omitted: u64,
+}
+
+impl<T> Default for Capped<T> {
+    fn default() -> Self {
+        Self {
+            items: Vec::new(),
+            omitted: 0,
+        }
+    }
+}
+
+impl<T> Capped<T> {
+    /// Keeps `item`, or counts it past the cap.
+    pub fn push(&mut self, item: T) {
+        if self.items.len() < MAX_REPORTED {
+            self.items.push(item);
+        } else {
+            self.omitted += 1;
+        }
+    }
+
+    /// Adds everything `other` kept or counted.
+    pub fn append(&mut self, other: Self) {
+        self.omitted += other.omitted;
+        for item in other.items {
+            self.push(item);
+        }
+    }
+
+    /// Whether nothing was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty() && self.omitted == 0
+    }
+}
+
 struct Walk<'v> {
     topic: InternalTopic,
     file: String,
-    problems: Vec<LoadProblem>,
+    problems: Capped<LoadProblem>,
     scratch: Vec<u8>,
     visit: &'v mut dyn FnMut(LoadEvent<'_>),
 }
@@ -158,11 +204,11 @@ pub fn load_partition(
     topic: InternalTopic,
     progress: &mut dyn FnMut(u64),
     visit: &mut dyn FnMut(LoadEvent<'_>),
-) -> Result<Vec<LoadProblem>, LogDirError> {
+) -> Result<Capped<LoadProblem>, LogDirError> {
     let mut walk = Walk {
         topic,
         file: String::new(),
-        problems: Vec::new(),
+        problems: Capped::default(),
         scratch: Vec::new(),
         visit,
     };

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::load::Capped;
 use super::offsets::{CommittedOffset, MarkerOutcome, OffsetStore};
 use super::state::{Group, GroupType, LEAVE_GROUP_MEMBER_EPOCH, ModernMember};
 
@@ -20,7 +21,7 @@ pub struct CoordinatorState {
     /// Committed and pending offsets.
     pub offsets: OffsetStore,
     /// Records Kafka's replay would refuse, and why (with their offsets).
-    pub notes: Vec<String>,
+    pub notes: Capped<String>,
 }
 
 fn text<'v>(data: &'v Value, name: &str) -> Option<&'v str> {
@@ -294,7 +295,7 @@ mod tests {
         let member = key("5", json!({"groupId": "c", "memberId": "m"}));
         s.apply(0, -1, &member, Some(&json!({"clientId": "x"})));
         s.apply(1, -1, &member, None);
-        assert_eq!(s.notes.len(), 1);
+        assert_eq!(s.notes.items.len(), 1);
         s.apply(
             2,
             -1,
@@ -306,6 +307,6 @@ mod tests {
         s.apply(4, -1, &key("3", json!({"groupId": "c"})), None);
         assert!(s.groups.is_empty());
         s.apply(5, -1, &key("15", json!({"groupId": "s"})), None);
-        assert_eq!(s.notes.len(), 2);
+        assert_eq!(s.notes.items.len(), 2);
     }
 }

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::load::{LoadEvent, LoadProblem, load_partition};
+use super::load::{Capped, LoadEvent, LoadProblem, load_partition};
 use super::replay::CoordinatorState;
 use crate::logdir::{LogDirError, Partition};
 use crate::schema::InternalTopic;
@@ -19,7 +19,7 @@ pub struct Shard {
     /// What the coordinator holds.
     pub state: CoordinatorState,
     /// What did not read, with file and byte position.
-    pub problems: Vec<LoadProblem>,
+    pub problems: Capped<LoadProblem>,
 }
 
 /// Loads `partition` (a `__consumer_offsets-N` directory).

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::inspect::cluster::groups::load::{LoadEvent, LoadProblem, load_partition};
+use crate::inspect::cluster::groups::load::{Capped, LoadEvent, LoadProblem, load_partition};
 use crate::logdir::{LogDirError, Partition};
 use crate::schema::InternalTopic;
 use crate::schema::topics::transaction_state_name;
@@ -93,7 +93,7 @@ pub struct CoordinatorTxns {
     /// The `__transaction_state` partitions read.
     pub partitions: Vec<String>,
     /// What did not read, with file and byte position.
-    pub problems: Vec<LoadProblem>,
+    pub problems: Capped<LoadProblem>,
 }
 
 impl CoordinatorTxns {
@@ -132,7 +132,7 @@ impl CoordinatorTxns {
                 }
             },
         )?;
-        self.problems.extend(problems);
+        self.problems.append(problems);
         self.partitions.push(partition.name());
         Ok(())
     }
