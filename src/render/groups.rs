@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use serde_json::{Map, Value, json};
 
 use super::time::utc;
+use crate::inspect::cluster::groups::lag::PartitionEnd;
 use crate::inspect::cluster::groups::offsets::{CommittedOffset, TopicPartition};
 use crate::inspect::cluster::groups::state::{Group, GroupType, ModernMember};
 
@@ -24,7 +25,7 @@ pub struct GroupReport<'a> {
     /// Its transactional commits still waiting for a marker, by producer.
     pub pending: &'a [(i64, &'a TopicPartition, &'a CommittedOffset)],
     /// Log end offsets of the partitions in the same log dir.
-    pub log_ends: &'a BTreeMap<TopicPartition, i64>,
+    pub log_ends: &'a BTreeMap<TopicPartition, PartitionEnd>,
 }
 
 /// Kafka's name of a member state id (`MemberState`).
@@ -93,7 +94,7 @@ fn members_json(group: &Group) -> Vec<Value> {
 fn offset_json(
     tp: &TopicPartition,
     o: &CommittedOffset,
-    log_end: Option<i64>,
+    end: Option<&PartitionEnd>,
 ) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("topic".into(), json!(tp.0));
@@ -104,8 +105,13 @@ fn offset_json(
     m.insert("commitTimestamp".into(), json!(o.commit_timestamp));
     m.insert("expireTimestamp".into(), json!(o.expire_timestamp));
     m.insert("recordOffset".into(), json!(o.record_offset));
+    let log_end = end.map(|e| e.log_end_offset);
     m.insert("logEndOffset".into(), json!(log_end));
     m.insert("lag".into(), json!(log_end.map(|end| end - o.offset)));
+    m.insert(
+        "highWatermark".into(),
+        json!(end.and_then(|e| e.high_watermark)),
+    );
     m
 }
 
@@ -115,13 +121,13 @@ pub fn group_json(r: &GroupReport<'_>) -> Value {
         .offsets
         .into_iter()
         .flatten()
-        .map(|(tp, o)| Value::Object(offset_json(tp, o, r.log_ends.get(tp).copied())))
+        .map(|(tp, o)| Value::Object(offset_json(tp, o, r.log_ends.get(tp))))
         .collect();
     let pending: Vec<Value> = r
         .pending
         .iter()
         .map(|(producer, tp, o)| {
-            let mut m = offset_json(tp, o, r.log_ends.get(*tp).copied());
+            let mut m = offset_json(tp, o, r.log_ends.get(*tp));
             m.insert("producerId".into(), json!(producer));
             Value::Object(m)
         })
@@ -210,8 +216,12 @@ fn write_members(w: &mut impl Write, group: &Value) -> io::Result<()> {
 }
 
 fn offset_line(o: &Value) -> String {
+    let hw = o["highWatermark"]
+        .as_i64()
+        .map(|hw| format!(", high watermark {hw}"))
+        .unwrap_or_default();
     let lag = match (o["logEndOffset"].as_i64(), o["lag"].as_i64()) {
-        (Some(end), Some(lag)) => format!(", log end {end}, lag {lag}"),
+        (Some(end), Some(lag)) => format!(", log end {end}{hw}, lag {lag}"),
         _ => String::new(),
     };
     let epoch = o["leaderEpoch"]

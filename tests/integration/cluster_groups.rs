@@ -498,6 +498,12 @@ fn lag_is_the_log_end_offset_of_a_partition_in_the_same_log_dir_minus_the_commit
         &log_dir.join("acme.clicks-3"),
     );
     let log_end = view("codec-gzip")["logEndOffset"].as_i64().unwrap();
+    // The high watermark comes from the log dir's checkpoint, beside it.
+    std::fs::write(
+        log_dir.join("replication-offset-checkpoint"),
+        "0\n1\nacme.clicks 3 350\n",
+    )
+    .unwrap();
     let (expected, _) = expected_offsets(96);
     let committed =
         expected[&("acme-legacy-app".to_string(), "acme.clicks".to_string(), 3)]["offset"]
@@ -508,6 +514,7 @@ fn lag_is_the_log_end_offset_of_a_partition_in_the_same_log_dir_minus_the_commit
         if o["partition"] == json!(3) {
             assert_eq!(o["logEndOffset"], json!(log_end));
             assert_eq!(o["lag"], json!(log_end - committed));
+            assert_eq!(o["highWatermark"], json!(350));
         } else {
             assert_eq!(
                 (&o["logEndOffset"], &o["lag"]),
