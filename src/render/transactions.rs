@@ -126,6 +126,7 @@ pub fn open_json(r: &OpenReport<'_>) -> Value {
         "ageMs": r.verdict.age_ms,
         "lastStableOffset": r.partition.last_stable_offset,
         "logEndOffset": r.partition.log_end_offset,
+        "highWatermark": r.partition.high_watermark,
         "transactionalId": r.verdict.transactional_id,
         "hanging": r.verdict.hanging,
         "reason": r.verdict.reason,

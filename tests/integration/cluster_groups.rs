@@ -476,6 +476,19 @@ fn an_open_transaction_the_coordinator_lacks_is_hanging() {
         )),
         "{abort}"
     );
+    assert_eq!(t["highWatermark"], t["logEndOffset"]);
+    // A high watermark below the transaction's start is the last stable offset.
+    std::fs::write(
+        log_dir.join("replication-offset-checkpoint"),
+        "0\n1\ntxn 0 100\n",
+    )
+    .unwrap();
+    let (open, _) = open_transactions(&log_dir, last + 900_001);
+    assert_eq!(
+        (&open[0]["highWatermark"], &open[0]["lastStableOffset"]),
+        (&json!(100), &json!(100))
+    );
+    std::fs::remove_file(log_dir.join("replication-offset-checkpoint")).unwrap();
     // Within the timeout it is not counted yet, as find-hanging counts.
     let (open, out) = open_transactions(&log_dir, last + 1000);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

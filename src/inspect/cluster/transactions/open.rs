@@ -3,7 +3,8 @@
 //! the latest producer snapshot at or below the log end, then the batches
 //! after it), and the last stable offset they hold back
 //! (`UnifiedLog.lastStableOffset`: the first open transaction's first
-//! offset, `ProducerStateManager.firstUnstableOffset`).
+//! offset, `ProducerStateManager.firstUnstableOffset`, when below the high
+//! watermark).
 
 use std::ops::ControlFlow;
 
@@ -42,9 +43,11 @@ pub struct PartitionTxns {
     pub open: Vec<OpenTxn>,
     /// The log end offset.
     pub log_end_offset: i64,
+    /// The high watermark: the log dir's `replication-offset-checkpoint`
+    /// entry, else the log end offset.
+    pub high_watermark: i64,
     /// Where read_committed consumers stop: the first open transaction's
-    /// first offset, else the log end offset (the high watermark, at best,
-    /// on a running broker).
+    /// first offset when below the high watermark, else the high watermark.
     pub last_stable_offset: i64,
     /// The producer snapshot the replay started from, if any.
     pub from_snapshot: Option<i64>,
@@ -99,12 +102,20 @@ pub fn open_transactions(partition: &Partition) -> Result<PartitionTxns, LogDirE
         })
         .collect();
     open.sort_by_key(|t| t.first_offset);
-    let last_stable_offset = open.first().map_or(log_end_offset, |t| t.first_offset);
+    let high_watermark = partition
+        .checkpointed_offset("replication-offset-checkpoint")?
+        .unwrap_or(log_end_offset);
+    let last_stable_offset = open
+        .first()
+        .map(|t| t.first_offset)
+        .filter(|&first| first < high_watermark)
+        .unwrap_or(high_watermark);
     Ok(PartitionTxns {
         name: partition.name(),
         topic_partition: partition.topic_partition.clone(),
         open,
         log_end_offset,
+        high_watermark,
         last_stable_offset,
         from_snapshot,
     })
