@@ -571,3 +571,87 @@ fn a_truncated_or_garbage_consumer_offsets_segment_is_named_with_its_byte_positi
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// A partition where producer `producer_id` (epoch 0) left a transaction open.
+fn write_open_transaction(dir: &Path, producer_id: i64) {
+    use kseg::fixture::{PartitionWriter, WriterConfig, fixture_value};
+    use kseg::format::encode::{BatchSpec, RecordSpec};
+    let config = WriterConfig {
+        segment_bytes: 1 << 20,
+        index_interval_bytes: 4096,
+    };
+    let mut w = PartitionWriter::create(dir, config).unwrap();
+    w.append(BatchSpec {
+        producer_id,
+        producer_epoch: 0,
+        transactional: true,
+        records: vec![RecordSpec {
+            timestamp: 1_733_223_647_400,
+            value: Some(fixture_value(0, 50)),
+            ..RecordSpec::default()
+        }],
+        ..BatchSpec::default()
+    })
+    .unwrap();
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    // The fixture writer's snapshots hold no producers; without one the
+    // producer state comes from the log, as after a crash.
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "snapshot") {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+}
+
+#[test]
+fn an_open_transaction_the_coordinator_still_has_in_flight_does_not_hang() {
+    // The coordinator's last word on acme-ledger-writer-38, by hand.
+    let v = view("internal-transaction-state");
+    let last = batches(&v)
+        .into_iter()
+        .flat_map(|(_, b)| b["records"].as_array().unwrap().iter())
+        .filter(|r| r["key"]["data"]["transactionalId"] == json!("acme-ledger-writer-38"))
+        .next_back()
+        .unwrap()
+        .clone();
+    assert_eq!(last["transactionState"], json!("Ongoing"));
+    let producer = last["value"]["data"]["producerId"].as_i64().unwrap();
+    let in_txn: Vec<i64> = last["value"]["data"]["transactionPartitions"][0]["partitionIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_i64().unwrap())
+        .collect();
+    let topic = last["value"]["data"]["transactionPartitions"][0]["topic"]
+        .as_str()
+        .unwrap();
+    let outside = (0..).find(|p| !in_txn.contains(p)).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let log_dir = tmp.path().join("logdir");
+    copy_dir(
+        &root().join("internal-transaction-state/__transaction_state-0"),
+        &log_dir.join("__transaction_state-0"),
+    );
+    write_open_transaction(&log_dir.join(format!("{topic}-{}", in_txn[0])), producer);
+    write_open_transaction(&log_dir.join(format!("{topic}-{outside}")), producer);
+    let (open, out) = open_transactions(&log_dir, 1_800_000_000_000);
+    assert_eq!(out.status.code(), Some(1), "{}{open:?}", stderr(&out));
+    let by_partition: BTreeMap<i64, &Value> = open
+        .iter()
+        .map(|t| (t["partition"].as_i64().unwrap(), t))
+        .collect();
+    let inside = by_partition[&in_txn[0]];
+    assert_eq!(inside["hanging"], json!(false), "{inside}");
+    assert_eq!(inside["transactionalId"], json!("acme-ledger-writer-38"));
+    let stray = by_partition[&outside];
+    assert_eq!(stray["hanging"], json!(true), "{stray}");
+    assert!(
+        stray["reason"]
+            .as_str()
+            .unwrap()
+            .contains("without this partition")
+    );
+    assert_eq!(stray["abort"]["startOffset"], json!(0));
+    assert_eq!(stray["abort"]["coordinatorEpoch"], json!(0));
+}
