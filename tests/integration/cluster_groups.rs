@@ -611,8 +611,7 @@ fn an_open_transaction_the_coordinator_still_has_in_flight_does_not_hang() {
     let last = batches(&v)
         .into_iter()
         .flat_map(|(_, b)| b["records"].as_array().unwrap().iter())
-        .filter(|r| r["key"]["data"]["transactionalId"] == json!("acme-ledger-writer-38"))
-        .next_back()
+        .rfind(|r| r["key"]["data"]["transactionalId"] == json!("acme-ledger-writer-38"))
         .unwrap()
         .clone();
     assert_eq!(last["transactionState"], json!("Ongoing"));
