@@ -31,6 +31,9 @@ _kseg() {
             kseg,generate)
                 cmd="kseg__subcmd__generate"
                 ;;
+            kseg,groups)
+                cmd="kseg__subcmd__groups"
+                ;;
             kseg,help)
                 cmd="kseg__subcmd__help"
                 ;;
@@ -55,6 +58,9 @@ _kseg() {
             kseg,salvage)
                 cmd="kseg__subcmd__salvage"
                 ;;
+            kseg,transactions)
+                cmd="kseg__subcmd__transactions"
+                ;;
             kseg,verify)
                 cmd="kseg__subcmd__verify"
                 ;;
@@ -72,6 +78,9 @@ _kseg() {
                 ;;
             kseg__subcmd__help,generate)
                 cmd="kseg__subcmd__help__subcmd__generate"
+                ;;
+            kseg__subcmd__help,groups)
+                cmd="kseg__subcmd__help__subcmd__groups"
                 ;;
             kseg__subcmd__help,help)
                 cmd="kseg__subcmd__help__subcmd__help"
@@ -97,6 +106,9 @@ _kseg() {
             kseg__subcmd__help,salvage)
                 cmd="kseg__subcmd__help__subcmd__salvage"
                 ;;
+            kseg__subcmd__help,transactions)
+                cmd="kseg__subcmd__help__subcmd__transactions"
+                ;;
             kseg__subcmd__help,verify)
                 cmd="kseg__subcmd__help__subcmd__verify"
                 ;;
@@ -107,7 +119,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help"
+            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata groups transactions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -278,8 +290,26 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__groups)
+            opts="-h -V --group --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --group)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__help)
-            opts="dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata generate help"
+            opts="dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata groups transactions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -349,6 +379,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__generate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__groups)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -461,6 +505,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__salvage)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__transactions)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -680,6 +738,28 @@ _kseg() {
             fi
             case "${prev}" in
                 --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__transactions)
+            opts="-h -V --now --max-transaction-timeout-ms --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --now)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-transaction-timeout-ms)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

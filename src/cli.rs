@@ -41,6 +41,10 @@ pub enum Command {
     Restore(RestoreArgs),
     /// The cluster metadata image __cluster_metadata-0 replays to, and stray replicas
     Metadata(MetadataArgs),
+    /// The consumer groups and committed offsets (with lag) the group coordinator loads from __consumer_offsets
+    Groups(GroupsArgs),
+    /// Each transactional id's state, and the transactions left open in the data partitions (hanging ones named)
+    Transactions(TransactionsArgs),
     /// Generate completions, man pages or the bundled test data
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -491,6 +495,53 @@ pub struct RetentionReportArgs {
     /// Where topic configs come from
     #[command(flatten)]
     pub cluster: ClusterConfigArgs,
+}
+
+/// Arguments of `kseg groups`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Reads every __consumer_offsets-N partition under PATH as the group coordinator \
+loads it: record by record, tombstones applied, transactional offset commits committed at their \
+producer's COMMIT marker, dropped at ABORT, and shown as pending while no marker follows. Lag is \
+the log end offset of a committed partition whose directory is in the same log dir, minus the \
+committed offset. Writes nothing. Exit 1 when something did not read (file and byte position on stderr)."
+)]
+pub struct GroupsArgs {
+    /// Log dirs, or __consumer_offsets-N directories
+    #[arg(value_name = "PATH", default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    /// Only this group
+    #[arg(long, value_name = "G")]
+    pub group: Option<String>,
+    /// One JSON object per group
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `kseg transactions`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Reads every __transaction_state-N partition under PATH as the transaction \
+coordinator loads it, and rebuilds the producer state of every other partition to find the \
+transactions left open there. An open transaction whose producer last wrote more than \
+--max-transaction-timeout-ms ago hangs when the coordinator has no transaction for that \
+producer including the partition (kafka-transactions.sh find-hanging's rule); kseg prints what \
+kafka-transactions.sh abort needs. Writes nothing. Exit 1 when a transaction hangs or something \
+did not read."
+)]
+pub struct TransactionsArgs {
+    /// Log dirs or partition directories: __transaction_state-N and data partitions, read together
+    #[arg(value_name = "PATH", default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    /// The clock: epoch ms, RFC 3339, or an age like 1h [default: now]
+    #[arg(long, value_name = "TIME")]
+    pub now: Option<String>,
+    /// transaction.max.timeout.ms: an open transaction idle longer is a candidate for hanging
+    #[arg(long, value_name = "MS", default_value_t = kseg::inspect::cluster::transactions::hanging::DEFAULT_MAX_TRANSACTION_TIMEOUT_MS)]
+    pub max_transaction_timeout_ms: i64,
+    /// One JSON object per transactional id and per open transaction
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// How `kseg export` writes records.

@@ -7,6 +7,7 @@ mod diverge;
 mod dump;
 mod export;
 mod generate;
+mod groups;
 mod locate;
 mod metadata;
 mod rebuild_index;
@@ -15,6 +16,7 @@ mod recover_salvage;
 mod retention_report;
 mod salvage;
 mod time_arg;
+mod transactions;
 mod verify;
 
 use std::path::{Path, PathBuf};
@@ -42,6 +44,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::Ok)
         }
         Command::Metadata(args) => metadata::run(&args),
+        Command::Groups(args) => groups::run(&args),
+        Command::Transactions(args) => transactions::run(&args),
         Command::Generate(args) => generate::run(&args),
     }
 }

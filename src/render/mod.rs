@@ -7,6 +7,7 @@ pub mod decoded;
 pub mod diverge;
 pub mod dump;
 pub mod export;
+pub mod groups;
 pub mod index_rebuild;
 pub mod locate;
 pub mod metadata;
@@ -15,6 +16,7 @@ pub mod recovery;
 pub mod retention;
 pub mod salvage;
 pub mod time;
+pub mod transactions;
 
 pub use bytes::ByteEncoding;
 pub use dump::DumpPrinter;

@@ -1,7 +1,12 @@
 //! The cluster's state as a stopped broker's disk holds it, materialized
 //! from Kafka's internal topics the way the broker rebuilds it when it
 //! loads them: the metadata image and the dynamic configs in it
-//! ([`metadata`]).
+//! ([`metadata`]), each topic's effective configs with where every value
+//! comes from ([`config`]), the consumer groups and their committed offsets
+//! ([`groups`]), and the transactions the transaction coordinator tracks
+//! beside those left open in the data partitions ([`transactions`]).
 
 pub mod config;
+pub mod groups;
 pub mod metadata;
+pub mod transactions;

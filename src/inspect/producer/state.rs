@@ -239,6 +239,12 @@ impl ProducerState {
         None
     }
 
+    /// Every producer known, in the order first seen; an open
+    /// transaction's first offset is its `current_txn_first_offset`.
+    pub fn entries(&self) -> &[ProducerEntry] {
+        &self.entries
+    }
+
     /// Whether no producer is known.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()

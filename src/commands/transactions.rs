@@ -1,0 +1,102 @@
+//! `kseg transactions`: the transaction coordinator's state and the
+//! transactions open in the data partitions under PATH, hanging ones named.
+
+use std::io::{self, BufWriter, Write};
+
+use kseg::inspect::cluster::transactions::coordinator::CoordinatorTxns;
+use kseg::inspect::cluster::transactions::hanging::{abort_spec, judge};
+use kseg::inspect::cluster::transactions::open::open_transactions;
+use kseg::render::transactions::{
+    IdReport, OpenReport, id_json, open_json, write_id_text, write_open_text,
+};
+use kseg::schema::InternalTopic;
+
+use super::groups::{partitions, report};
+use crate::cli::TransactionsArgs;
+use crate::exit_code::ExitCode;
+
+/// Runs `kseg transactions`.
+pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
+    let now = super::time_arg::clock(args.now.as_deref())?;
+    let mut coordinator_partitions = Vec::new();
+    let mut data = Vec::new();
+    for (topic, p) in partitions(&args.paths)? {
+        match topic {
+            Some(InternalTopic::TransactionState) => coordinator_partitions.push(p),
+            Some(InternalTopic::ClusterMetadata) => {}
+            _ => data.push(p),
+        }
+    }
+    let total: u64 = coordinator_partitions
+        .iter()
+        .chain(&data)
+        .flat_map(|p| &p.segments)
+        .map(|s| s.log_size())
+        .sum();
+    let bar = super::progress_bar(total, args.json);
+    let mut code = ExitCode::Ok;
+    let mut coordinator = CoordinatorTxns::default();
+    for p in &coordinator_partitions {
+        coordinator.load(p, &mut |bytes| bar.inc(bytes))?;
+    }
+    if !coordinator.problems.is_empty() {
+        code = ExitCode::Findings;
+    }
+    bar.suspend(|| report(&coordinator.problems, ""));
+    let mut open = Vec::new();
+    for p in &data {
+        open.push(open_transactions(p)?);
+        bar.inc(p.segments.iter().map(|s| s.log_size()).sum());
+    }
+    bar.finish_and_clear();
+    let mut out = BufWriter::new(io::stdout().lock());
+    for (id, meta) in &coordinator.ids {
+        let r = IdReport {
+            id,
+            meta,
+            now_ms: now,
+        };
+        if args.json {
+            writeln!(out, "{}", id_json(&r))?;
+        } else {
+            write_id_text(&mut out, &r)?;
+        }
+    }
+    if coordinator_partitions.is_empty() && !args.json {
+        writeln!(
+            out,
+            "no __transaction_state partition here: whether an open transaction hangs cannot be told"
+        )?;
+    }
+    for partition in &open {
+        let (topic, number) = match &partition.topic_partition {
+            Some((t, n)) => (t.as_str(), *n),
+            None => (partition.name.as_str(), 0),
+        };
+        for txn in &partition.open {
+            let verdict = judge(
+                txn,
+                (topic, number),
+                &coordinator,
+                now,
+                args.max_transaction_timeout_ms,
+            );
+            if verdict.hanging {
+                code = code.max(ExitCode::Findings);
+            }
+            let r = OpenReport {
+                partition,
+                txn,
+                verdict,
+                abort: abort_spec(txn, (topic, number)),
+            };
+            if args.json {
+                writeln!(out, "{}", open_json(&r))?;
+            } else {
+                write_open_text(&mut out, &r)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(code)
+}

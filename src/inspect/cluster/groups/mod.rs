@@ -1,0 +1,13 @@
+//! What the group coordinator holds after loading `__consumer_offsets`:
+//! every group with its type, state, protocol, generation and members, and
+//! the committed offsets with tombstones and transactional commits applied,
+//! beside the log end offsets of the partitions in the same log dir (the
+//! lag). Mirrors `CoordinatorLoaderImpl`, `GroupCoordinatorShard.replay`,
+//! `GroupMetadataManager.replay*` and `OffsetMetadataManager.replay*`.
+
+pub mod lag;
+pub mod load;
+pub mod offsets;
+pub mod replay;
+pub mod shard;
+pub mod state;

@@ -1,0 +1,57 @@
+//! One `__consumer_offsets` partition loaded: the coordinator shard's
+//! state after its loader replays every record and marker
+//! (`CoordinatorLoaderImpl.load` feeding `GroupCoordinatorShard`).
+
+use std::path::PathBuf;
+
+use super::load::{Capped, LoadEvent, LoadProblem, load_partition};
+use super::replay::CoordinatorState;
+use crate::logdir::{LogDirError, Partition};
+use crate::schema::InternalTopic;
+
+/// A loaded `__consumer_offsets-N`.
+#[derive(Debug, Clone)]
+pub struct Shard {
+    /// The partition directory's name.
+    pub partition: String,
+    /// The log dir holding it, where lag looks for data partitions.
+    pub log_dir: PathBuf,
+    /// What the coordinator holds.
+    pub state: CoordinatorState,
+    /// What did not read, with file and byte position.
+    pub problems: Capped<LoadProblem>,
+}
+
+/// Loads `partition` (a `__consumer_offsets-N` directory).
+pub fn load_shard(
+    partition: &Partition,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Shard, LogDirError> {
+    let mut state = CoordinatorState::default();
+    let problems = load_partition(
+        partition,
+        InternalTopic::ConsumerOffsets,
+        progress,
+        &mut |event| match event {
+            LoadEvent::Record {
+                offset,
+                producer_id,
+                key,
+                value,
+            } => state.apply(offset, producer_id, key, value),
+            LoadEvent::Marker {
+                producer_id,
+                commit,
+                ..
+            } => {
+                state.end_transaction(producer_id, commit);
+            }
+        },
+    )?;
+    Ok(Shard {
+        partition: partition.name(),
+        log_dir: partition.log_dir(),
+        state,
+        problems,
+    })
+}

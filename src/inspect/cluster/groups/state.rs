@@ -1,0 +1,199 @@
+//! The groups the coordinator holds after loading: classic groups as
+//! `GroupMetadataValue` describes them (`ClassicGroup`), consumer and share
+//! groups as their records build them (`ConsumerGroup`, `ShareGroup`,
+//! `ModernGroup`), and the state names each reports.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+/// Which protocol a group speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupType {
+    /// The classic (JoinGroup/SyncGroup) protocol, or a group that only
+    /// commits offsets.
+    Classic,
+    /// KIP-848 consumer group.
+    Consumer,
+    /// KIP-932 share group.
+    Share,
+}
+
+impl GroupType {
+    /// Kafka's name of the type (`Group.GroupType.toString`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Classic => "classic",
+            Self::Consumer => "consumer",
+            Self::Share => "share",
+        }
+    }
+}
+
+/// A member of a consumer or share group, from its records.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModernMember {
+    /// `ConsumerGroupMemberMetadataValue` / `ShareGroupMemberMetadataValue` data.
+    pub metadata: Option<Value>,
+    /// `…CurrentMemberAssignmentValue` data; `None` before the first.
+    pub current_assignment: Option<Value>,
+    /// The member epoch (-2, `LEAVE_GROUP_MEMBER_EPOCH`, after the current
+    /// assignment's tombstone).
+    pub member_epoch: i32,
+    /// The member's state id (0 is `STABLE`).
+    pub state: i64,
+}
+
+/// Epoch -2: the member left (a current assignment tombstone).
+pub const LEAVE_GROUP_MEMBER_EPOCH: i32 = -2;
+
+/// A group as loaded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// Its type.
+    pub group_type: GroupType,
+    /// Classic: the `GroupMetadataValue` data (protocol type, protocol,
+    /// generation, leader, members with decoded subscriptions and
+    /// assignments); `None` for a group created by an offset commit alone.
+    pub classic: Option<Value>,
+    /// Modern groups: the group epoch (`…GroupMetadataValue.epoch`).
+    pub group_epoch: i32,
+    /// Modern groups: the target assignment epoch (-1 when none).
+    pub assignment_epoch: i32,
+    /// Modern groups: members by id.
+    pub members: BTreeMap<String, ModernMember>,
+    /// Modern groups: each member's target assignment data.
+    pub target_assignment: BTreeMap<String, Value>,
+    /// Modern groups: the subscribed topics' metadata (`…PartitionMetadataValue` data).
+    pub partition_metadata: Option<Value>,
+}
+
+impl Group {
+    /// An empty group of `group_type`, as `getOrMaybeCreate…Group` makes it.
+    pub fn new(group_type: GroupType) -> Self {
+        Self {
+            group_type,
+            classic: None,
+            group_epoch: 0,
+            assignment_epoch: -1,
+            members: BTreeMap::new(),
+            target_assignment: BTreeMap::new(),
+            partition_metadata: None,
+        }
+    }
+
+    fn classic_field(&self, name: &str) -> Option<&Value> {
+        self.classic.as_ref().and_then(|c| c.get(name))
+    }
+
+    /// Classic groups' members as `GroupMetadataValue` holds them.
+    pub fn classic_members(&self) -> &[Value] {
+        self.classic_field("members")
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The protocol type (classic groups; `None` when empty).
+    pub fn protocol_type(&self) -> Option<&str> {
+        self.classic_field("protocolType")
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    }
+
+    /// The chosen protocol (classic) or the server assignor of the first
+    /// member that names one (consumer groups).
+    pub fn protocol(&self) -> Option<&str> {
+        match self.group_type {
+            GroupType::Classic => self.classic_field("protocol").and_then(Value::as_str),
+            _ => self.members.values().find_map(|m| {
+                m.metadata
+                    .as_ref()?
+                    .get("serverAssignor")
+                    .and_then(Value::as_str)
+            }),
+        }
+    }
+
+    /// The generation (classic) or the group epoch (modern groups).
+    pub fn generation(&self) -> i64 {
+        match self.group_type {
+            GroupType::Classic => self
+                .classic_field("generation")
+                .and_then(Value::as_i64)
+                .unwrap_or(0),
+            _ => i64::from(self.group_epoch),
+        }
+    }
+
+    /// The state Kafka reports after loading: classic groups are `Empty`
+    /// or `Stable` (`GroupMetadataManager.replay(GroupMetadataKey…)`);
+    /// consumer groups `Empty`, `Assigning`, `Reconciling` or `Stable`
+    /// (`ConsumerGroup.maybeUpdateGroupState`); share groups `Empty` or
+    /// `Stable` (`ShareGroup.maybeUpdateGroupState`).
+    pub fn state(&self) -> &'static str {
+        match self.group_type {
+            GroupType::Classic if self.classic_members().is_empty() => "Empty",
+            GroupType::Classic => "Stable",
+            _ if self.members.is_empty() => "Empty",
+            GroupType::Share => "Stable",
+            GroupType::Consumer if self.group_epoch > self.assignment_epoch => "Assigning",
+            GroupType::Consumer => {
+                let reconciled =
+                    |m: &ModernMember| m.state == 0 && m.member_epoch == self.assignment_epoch;
+                if self.members.values().all(reconciled) {
+                    "Stable"
+                } else {
+                    "Reconciling"
+                }
+            }
+        }
+    }
+
+    /// A topic id's name, from the group's partition metadata.
+    pub fn topic_name(&self, topic_id: &str) -> Option<&str> {
+        self.partition_metadata
+            .as_ref()?
+            .get("topics")?
+            .as_array()?
+            .iter()
+            .find(|t| t.get("topicId").and_then(Value::as_str) == Some(topic_id))?
+            .get("topicName")?
+            .as_str()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn consumer_group_states_follow_the_epochs() {
+        let mut g = Group::new(GroupType::Consumer);
+        assert_eq!(g.state(), "Empty");
+        g.group_epoch = 2;
+        g.assignment_epoch = 1;
+        g.members.insert(
+            "m".into(),
+            ModernMember {
+                member_epoch: 1,
+                ..Default::default()
+            },
+        );
+        assert_eq!(g.state(), "Assigning");
+        g.assignment_epoch = 2;
+        assert_eq!(g.state(), "Reconciling");
+        if let Some(m) = g.members.get_mut("m") {
+            m.member_epoch = 2;
+        }
+        assert_eq!(g.state(), "Stable");
+    }
+
+    #[test]
+    fn a_classic_group_with_members_is_stable() {
+        let mut g = Group::new(GroupType::Classic);
+        assert_eq!((g.state(), g.protocol_type()), ("Empty", None));
+        g.classic = Some(json!({"protocolType": "consumer", "generation": 3, "members": [{}]}));
+        assert_eq!((g.state(), g.generation()), ("Stable", 3));
+    }
+}

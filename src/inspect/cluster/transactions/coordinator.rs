@@ -1,0 +1,147 @@
+//! The transaction coordinator's state as it loads it from
+//! `__transaction_state` (`TransactionStateManager.loadTransactionMetadata`):
+//! the latest `TransactionLogValue` of each transactional id, a tombstone
+//! removing the id.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::inspect::cluster::groups::load::{Capped, LoadEvent, LoadProblem, load_partition};
+use crate::logdir::{LogDirError, Partition};
+use crate::schema::InternalTopic;
+use crate::schema::topics::transaction_state_name;
+
+/// One transactional id's metadata, as the coordinator keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxnMetadata {
+    /// The producer id.
+    pub producer_id: i64,
+    /// The producer epoch.
+    pub producer_epoch: i16,
+    /// The state, by Kafka's name (`Unknown(n)` for an id no version names).
+    pub state: String,
+    /// The partitions in the transaction, as topic and partition.
+    pub partitions: Vec<(String, i32)>,
+    /// `transactionTimeoutMs`.
+    pub timeout_ms: i64,
+    /// `transactionStartTimestampMs`.
+    pub start_timestamp: i64,
+    /// `transactionLastUpdateTimestampMs`.
+    pub last_update_timestamp: i64,
+    /// The offset of the record it was read from.
+    pub record_offset: i64,
+}
+
+/// States in which the coordinator still has markers to write to the
+/// transaction's partitions (`DescribeTransactions` lists them).
+pub const IN_FLIGHT: [&str; 4] = [
+    "Ongoing",
+    "PrepareCommit",
+    "PrepareAbort",
+    "PrepareEpochFence",
+];
+
+impl TxnMetadata {
+    /// Reads a decoded `TransactionLogValue`'s data.
+    pub fn from_value(record_offset: i64, data: &Value) -> Self {
+        let int = |name: &str| data.get(name).and_then(Value::as_i64).unwrap_or(-1);
+        let status = int("transactionStatus");
+        let partitions = data
+            .get("transactionPartitions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .flat_map(|tp| {
+                let topic = tp.get("topic").and_then(Value::as_str).unwrap_or_default();
+                tp.get("partitionIds")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_i64)
+                    .filter_map(move |p| Some((topic.to_string(), i32::try_from(p).ok()?)))
+            })
+            .collect();
+        Self {
+            producer_id: int("producerId"),
+            producer_epoch: i16::try_from(int("producerEpoch")).unwrap_or(-1),
+            state: transaction_state_name(status)
+                .map_or_else(|| format!("Unknown({status})"), str::to_string),
+            partitions,
+            timeout_ms: int("transactionTimeoutMs"),
+            start_timestamp: int("transactionStartTimestampMs"),
+            last_update_timestamp: int("transactionLastUpdateTimestampMs"),
+            record_offset,
+        }
+    }
+
+    /// Whether the coordinator will still write a marker to `topic`-`partition`.
+    pub fn in_flight_on(&self, topic: &str, partition: i32) -> bool {
+        IN_FLIGHT.contains(&self.state.as_str())
+            && self
+                .partitions
+                .iter()
+                .any(|(t, p)| t == topic && *p == partition)
+    }
+}
+
+/// The transactional ids of the `__transaction_state` partitions read.
+#[derive(Debug, Clone, Default)]
+pub struct CoordinatorTxns {
+    /// Each id's latest metadata.
+    pub ids: BTreeMap<String, TxnMetadata>,
+    /// The `__transaction_state` partitions read.
+    pub partitions: Vec<String>,
+    /// What did not read, with file and byte position.
+    pub problems: Capped<LoadProblem>,
+}
+
+impl CoordinatorTxns {
+    /// Adds one `__transaction_state-N` partition.
+    pub fn load(
+        &mut self,
+        partition: &Partition,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<(), LogDirError> {
+        let ids = &mut self.ids;
+        let problems = load_partition(
+            partition,
+            InternalTopic::TransactionState,
+            progress,
+            &mut |event| {
+                let LoadEvent::Record {
+                    offset, key, value, ..
+                } = event
+                else {
+                    return;
+                };
+                let Some(id) = key
+                    .get("data")
+                    .and_then(|d| d.get("transactionalId"))
+                    .and_then(Value::as_str)
+                else {
+                    return;
+                };
+                match value {
+                    None => {
+                        ids.remove(id);
+                    }
+                    Some(data) => {
+                        ids.insert(id.to_string(), TxnMetadata::from_value(offset, data));
+                    }
+                }
+            },
+        )?;
+        self.problems.append(problems);
+        self.partitions.push(partition.name());
+        Ok(())
+    }
+
+    /// The transactional id whose current producer is `producer_id`.
+    pub fn by_producer(&self, producer_id: i64) -> Option<(&str, &TxnMetadata)> {
+        self.ids
+            .iter()
+            .find(|(_, m)| m.producer_id == producer_id)
+            .map(|(id, m)| (id.as_str(), m))
+    }
+}

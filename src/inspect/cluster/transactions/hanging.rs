@@ -1,0 +1,174 @@
+//! Whether an open transaction hangs, by the rule of `kafka-transactions.sh
+//! find-hanging` (`TransactionsCommand.FindHangingTransactionsCommand`): a
+//! transaction whose producer last wrote more than the maximum
+//! transaction timeout ago is a candidate, and it hangs when the
+//! coordinator has no transactional id with that producer id, or has one
+//! whose transaction does not (or no longer) include the partition. What
+//! `kafka-transactions.sh abort` then needs comes with it.
+
+use super::coordinator::CoordinatorTxns;
+use super::open::OpenTxn;
+
+/// Kafka's default `transaction.max.timeout.ms` (15 minutes), which
+/// `find-hanging --max-transaction-timeout` also defaults to.
+pub const DEFAULT_MAX_TRANSACTION_TIMEOUT_MS: i64 = 900_000;
+
+/// The arguments of `kafka-transactions.sh abort` for one transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AbortSpec {
+    /// `--topic`.
+    pub topic: String,
+    /// `--partition`.
+    pub partition: i32,
+    /// `--start-offset` (brokers 3.0 and later need only this).
+    pub start_offset: i64,
+    /// `--producer-id` (older brokers).
+    pub producer_id: i64,
+    /// `--producer-epoch` (older brokers).
+    pub producer_epoch: i16,
+    /// `--coordinator-epoch` (older brokers): the producer's last marker's,
+    /// 0 when it has none, as the tool substitutes for -1.
+    pub coordinator_epoch: i32,
+}
+
+/// What kseg concludes about one open transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// Open for longer than the maximum timeout by its producer's last write.
+    pub age_ms: i64,
+    /// It hangs: no marker will come unless someone aborts it.
+    pub hanging: bool,
+    /// Why, in words.
+    pub reason: String,
+    /// The transactional id the coordinator has for the producer, if any.
+    pub transactional_id: Option<String>,
+}
+
+/// Judges `txn`, open in `topic`-`partition`, at `now_ms` against the
+/// coordinator state read from the log dir.
+pub fn judge(
+    txn: &OpenTxn,
+    (topic, partition): (&str, i32),
+    coordinator: &CoordinatorTxns,
+    now_ms: i64,
+    max_timeout_ms: i64,
+) -> Verdict {
+    let age_ms = now_ms.saturating_sub(txn.last_timestamp);
+    let found = coordinator.by_producer(txn.producer_id);
+    let transactional_id = found.map(|(id, _)| id.to_string());
+    let in_flight = found.is_some_and(|(_, m)| m.in_flight_on(topic, partition));
+    let coordinator_says = match found {
+        None if coordinator.partitions.is_empty() => {
+            "no __transaction_state partition is in this log dir, so what the coordinator says is unknown".to_string()
+        }
+        None => format!(
+            "no transactional id in {} has producer id {}",
+            coordinator.partitions.join(", "),
+            txn.producer_id
+        ),
+        Some((id, m)) if in_flight => format!(
+            "the coordinator has {id} {} with this partition: it will write the marker",
+            m.state
+        ),
+        Some((id, m)) => format!(
+            "the coordinator has {id} (producer {} epoch {}) {} without this partition",
+            m.producer_id, m.producer_epoch, m.state
+        ),
+    };
+    let old = age_ms > max_timeout_ms;
+    let judged = !coordinator.partitions.is_empty();
+    let hanging = old && judged && !in_flight;
+    let reason = if old {
+        format!(
+            "its producer has been idle longer than the maximum transaction timeout ({max_timeout_ms} ms); {coordinator_says}"
+        )
+    } else {
+        format!(
+            "its producer wrote within the maximum transaction timeout ({max_timeout_ms} ms), so find-hanging does not count it yet; {coordinator_says}"
+        )
+    };
+    Verdict {
+        age_ms,
+        hanging,
+        reason,
+        transactional_id,
+    }
+}
+
+/// The `kafka-transactions.sh abort` arguments for `txn`.
+pub fn abort_spec(txn: &OpenTxn, (topic, partition): (&str, i32)) -> AbortSpec {
+    AbortSpec {
+        topic: topic.to_string(),
+        partition,
+        start_offset: txn.first_offset,
+        producer_id: txn.producer_id,
+        producer_epoch: txn.producer_epoch,
+        coordinator_epoch: txn.coordinator_epoch.max(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::coordinator::TxnMetadata;
+    use super::*;
+
+    fn txn() -> OpenTxn {
+        OpenTxn {
+            producer_id: 7,
+            producer_epoch: 2,
+            first_offset: 10,
+            last_timestamp: 1_000,
+            coordinator_epoch: -1,
+        }
+    }
+
+    fn coordinator(state: &str, partitions: Vec<(String, i32)>) -> CoordinatorTxns {
+        let mut c = CoordinatorTxns {
+            partitions: vec!["__transaction_state-0".into()],
+            ..CoordinatorTxns::default()
+        };
+        c.ids.insert(
+            "t".into(),
+            TxnMetadata {
+                producer_id: 7,
+                producer_epoch: 2,
+                state: state.into(),
+                partitions,
+                timeout_ms: 60_000,
+                start_timestamp: 0,
+                last_update_timestamp: 0,
+                record_offset: 0,
+            },
+        );
+        c
+    }
+
+    #[test]
+    fn an_old_transaction_the_coordinator_lacks_hangs() {
+        let now = 1_000 + DEFAULT_MAX_TRANSACTION_TIMEOUT_MS + 1;
+        let tp = ("a", 0);
+        let v = judge(
+            &txn(),
+            tp,
+            &CoordinatorTxns::default(),
+            now,
+            DEFAULT_MAX_TRANSACTION_TIMEOUT_MS,
+        );
+        assert!(!v.hanging, "unknown without a coordinator partition");
+        let done = coordinator("CompleteCommit", vec![]);
+        assert!(judge(&txn(), tp, &done, now, DEFAULT_MAX_TRANSACTION_TIMEOUT_MS).hanging);
+        let ongoing = coordinator("Ongoing", vec![("a".into(), 0)]);
+        assert!(
+            !judge(
+                &txn(),
+                tp,
+                &ongoing,
+                now,
+                DEFAULT_MAX_TRANSACTION_TIMEOUT_MS
+            )
+            .hanging
+        );
+        assert!(!judge(&txn(), tp, &done, 2_000, DEFAULT_MAX_TRANSACTION_TIMEOUT_MS).hanging);
+        assert_eq!(abort_spec(&txn(), tp).coordinator_epoch, 0);
+    }
+}

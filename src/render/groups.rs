@@ -1,0 +1,303 @@
+//! `kseg groups`: each group the coordinator loads, with its members and
+//! committed offsets, as text or as one JSON object per group.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde_json::{Map, Value, json};
+
+use super::time::utc;
+use crate::inspect::cluster::groups::lag::PartitionEnd;
+use crate::inspect::cluster::groups::offsets::{CommittedOffset, TopicPartition};
+use crate::inspect::cluster::groups::state::{Group, GroupType, ModernMember};
+
+/// Everything printed about one group.
+#[derive(Debug, Clone, Copy)]
+pub struct GroupReport<'a> {
+    /// The group id.
+    pub id: &'a str,
+    /// The `__consumer_offsets` partition it was loaded from.
+    pub shard: &'a str,
+    /// The group, `None` when only offsets remain for the id.
+    pub group: Option<&'a Group>,
+    /// Its committed offsets.
+    pub offsets: Option<&'a BTreeMap<TopicPartition, CommittedOffset>>,
+    /// Its transactional commits still waiting for a marker, by producer.
+    pub pending: &'a [(i64, &'a TopicPartition, &'a CommittedOffset)],
+    /// Log end offsets of the partitions in the same log dir.
+    pub log_ends: &'a BTreeMap<TopicPartition, PartitionEnd>,
+}
+
+/// Kafka's name of a member state id (`MemberState`).
+fn member_state(id: i64) -> String {
+    match id {
+        0 => "STABLE".into(),
+        1 => "UNREVOKED_PARTITIONS".into(),
+        2 => "UNRELEASED_PARTITIONS".into(),
+        127 => "UNKNOWN".into(),
+        n => format!("Unknown({n})"),
+    }
+}
+
+/// Adds `"topic"` beside each `"topicId"` of the assignment lists in
+/// `data` whose name the group's partition metadata knows.
+fn with_topic_names(group: &Group, data: &Value) -> Value {
+    match data {
+        Value::Object(map) => {
+            let mut out = Map::new();
+            for (k, v) in map {
+                out.insert(k.clone(), with_topic_names(group, v));
+            }
+            let name = map
+                .get("topicId")
+                .and_then(Value::as_str)
+                .and_then(|id| group.topic_name(id));
+            if let (Some(name), false) = (name, map.contains_key("topicName")) {
+                out.insert("topic".into(), json!(name));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| with_topic_names(group, v)).collect())
+        }
+        other => other.clone(),
+    }
+}
+
+fn modern_member_json(group: &Group, id: &str, m: &ModernMember) -> Value {
+    let current = m
+        .current_assignment
+        .as_ref()
+        .map(|a| with_topic_names(group, a));
+    json!({
+        "memberId": id,
+        "memberEpoch": m.member_epoch,
+        "state": member_state(m.state),
+        "metadata": m.metadata,
+        "assignedPartitions": current.as_ref().and_then(|c| c.get("assignedPartitions")),
+        "partitionsPendingRevocation": current.as_ref().and_then(|c| c.get("partitionsPendingRevocation")),
+        "targetAssignment": group.target_assignment.get(id).map(|t| with_topic_names(group, t)),
+    })
+}
+
+fn members_json(group: &Group) -> Vec<Value> {
+    match group.group_type {
+        GroupType::Classic => group.classic_members().to_vec(),
+        _ => group
+            .members
+            .iter()
+            .map(|(id, m)| modern_member_json(group, id, m))
+            .collect(),
+    }
+}
+
+fn offset_json(
+    tp: &TopicPartition,
+    o: &CommittedOffset,
+    end: Option<&PartitionEnd>,
+) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("topic".into(), json!(tp.0));
+    m.insert("partition".into(), json!(tp.1));
+    m.insert("offset".into(), json!(o.offset));
+    m.insert("leaderEpoch".into(), json!(o.leader_epoch));
+    m.insert("metadata".into(), json!(o.metadata));
+    m.insert("commitTimestamp".into(), json!(o.commit_timestamp));
+    m.insert("expireTimestamp".into(), json!(o.expire_timestamp));
+    m.insert("recordOffset".into(), json!(o.record_offset));
+    let log_end = end.map(|e| e.log_end_offset);
+    m.insert("logEndOffset".into(), json!(log_end));
+    m.insert("lag".into(), json!(log_end.map(|end| end - o.offset)));
+    m.insert(
+        "highWatermark".into(),
+        json!(end.and_then(|e| e.high_watermark)),
+    );
+    m
+}
+
+/// The group as one JSON object.
+pub fn group_json(r: &GroupReport<'_>) -> Value {
+    let offsets: Vec<Value> = r
+        .offsets
+        .into_iter()
+        .flatten()
+        .map(|(tp, o)| Value::Object(offset_json(tp, o, r.log_ends.get(tp))))
+        .collect();
+    let pending: Vec<Value> = r
+        .pending
+        .iter()
+        .map(|(producer, tp, o)| {
+            let mut m = offset_json(tp, o, r.log_ends.get(*tp));
+            m.insert("producerId".into(), json!(producer));
+            Value::Object(m)
+        })
+        .collect();
+    let g = r.group;
+    let modern = g.filter(|g| g.group_type != GroupType::Classic);
+    json!({
+        "group": r.id,
+        "coordinatorPartition": r.shard,
+        "type": g.map(|g| g.group_type.name()),
+        "state": g.map(Group::state),
+        "protocolType": g.and_then(Group::protocol_type),
+        "protocol": g.and_then(Group::protocol),
+        "generation": g.map(Group::generation),
+        "leader": g.and_then(|g| g.classic.as_ref()?.get("leader").cloned()),
+        "assignmentEpoch": modern.map(|g| g.assignment_epoch),
+        "subscriptionMetadata": modern.and_then(|g| g.partition_metadata.as_ref()?.get("topics").cloned()),
+        "members": g.map(members_json).unwrap_or_default(),
+        "offsets": offsets,
+        "pendingTransactionalOffsets": pending,
+    })
+}
+
+/// `topic-0,1,2 other-3` from an assignment list
+/// (`[{"topic"|"topicId", "partitions"}]`).
+fn partitions_text(list: Option<&Value>) -> String {
+    let parts: Vec<String> = list
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|tp| {
+            let topic = ["topic", "topicName", "topicId"]
+                .iter()
+                .find_map(|k| tp.get(*k).and_then(Value::as_str))
+                .unwrap_or("?");
+            let ps: Vec<String> = tp
+                .get("partitions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(Value::to_string)
+                .collect();
+            format!("{topic}-{}", ps.join(","))
+        })
+        .collect();
+    if parts.is_empty() {
+        "nothing".to_string()
+    } else {
+        parts.join(" ")
+    }
+}
+
+fn write_members(w: &mut impl Write, group: &Value) -> io::Result<()> {
+    for m in group["members"].as_array().into_iter().flatten() {
+        let text = |k: &str| {
+            m.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string()
+        };
+        let client = m
+            .get("metadata")
+            .and_then(|md| md.get("clientId"))
+            .and_then(Value::as_str)
+            .map_or_else(|| text("clientId"), str::to_string);
+        let assigned = m
+            .get("assignment")
+            .and_then(|a| a.get("assignedPartitions"))
+            .or_else(|| m.get("assignedPartitions"));
+        let epoch = m
+            .get("memberEpoch")
+            .map(|e| format!(" epoch {e}"))
+            .unwrap_or_default();
+        writeln!(
+            w,
+            "  member {}{epoch} (client {client}): assigned {}",
+            text("memberId"),
+            if assigned.is_some_and(Value::is_array) {
+                partitions_text(assigned)
+            } else {
+                "(not decoded)".to_string()
+            }
+        )?;
+    }
+    Ok(())
+}
+
+fn offset_line(o: &Value) -> String {
+    let hw = o["highWatermark"]
+        .as_i64()
+        .map(|hw| format!(", high watermark {hw}"))
+        .unwrap_or_default();
+    let lag = match (o["logEndOffset"].as_i64(), o["lag"].as_i64()) {
+        (Some(end), Some(lag)) => format!(", log end {end}{hw}, lag {lag}"),
+        _ => String::new(),
+    };
+    let epoch = o["leaderEpoch"]
+        .as_i64()
+        .map(|e| format!(" (leader epoch {e})"))
+        .unwrap_or_default();
+    let metadata = o["metadata"]
+        .as_str()
+        .filter(|m| !m.is_empty())
+        .map(|m| format!(", metadata {m:?}"))
+        .unwrap_or_default();
+    let expires = o["expireTimestamp"]
+        .as_i64()
+        .map(|e| format!(", expires {}", utc(e)))
+        .unwrap_or_default();
+    format!(
+        "{}-{}: offset {}{epoch}, committed {}{expires}{metadata}{lag}",
+        o["topic"].as_str().unwrap_or_default(),
+        o["partition"],
+        o["offset"],
+        utc(o["commitTimestamp"].as_i64().unwrap_or(-1)),
+    )
+}
+
+/// The group in words.
+pub fn write_group_text(w: &mut impl Write, r: &GroupReport<'_>) -> io::Result<()> {
+    let j = group_json(r);
+    let opt = |k: &str| j[k].as_str().map(str::to_string);
+    match r.group {
+        None => writeln!(
+            w,
+            "group {} [{}]: no group record, only offsets",
+            r.id, r.shard
+        )?,
+        Some(g) => {
+            let protocol = match (opt("protocolType"), opt("protocol")) {
+                (Some(t), Some(p)) => format!(", protocol type {t}, protocol {p}"),
+                (Some(t), None) => format!(", protocol type {t}"),
+                (None, Some(p)) => format!(", assignor {p}"),
+                (None, None) => String::new(),
+            };
+            let generation = match g.group_type {
+                GroupType::Classic => format!("generation {}", g.generation()),
+                _ => format!(
+                    "group epoch {}, assignment epoch {}",
+                    g.group_epoch, g.assignment_epoch
+                ),
+            };
+            writeln!(
+                w,
+                "group {} [{}]: {} group, {}, {generation}{protocol}",
+                r.id,
+                r.shard,
+                g.group_type.name(),
+                g.state()
+            )?;
+            if let Some(leader) = opt("leader") {
+                writeln!(w, "  leader {leader}")?;
+            }
+            write_members(w, &j)?;
+        }
+    }
+    for o in j["offsets"].as_array().into_iter().flatten() {
+        writeln!(w, "  {}", offset_line(o))?;
+    }
+    for o in j["pendingTransactionalOffsets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        writeln!(
+            w,
+            "  pending (producer {}, no marker yet): {}",
+            o["producerId"],
+            offset_line(o)
+        )?;
+    }
+    Ok(())
+}
