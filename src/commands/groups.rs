@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
+use kseg::inspect::cluster::capped::Capped;
 use kseg::inspect::cluster::groups::lag::log_end_offsets;
-use kseg::inspect::cluster::groups::load::Capped;
 use kseg::inspect::cluster::groups::shard::{Shard, load_shard};
 use kseg::logdir::Partition;
 use kseg::logdir::target::resolve;

@@ -204,15 +204,15 @@ pub fn write_text(w: &mut dyn Write, l: &LoadedImage) -> io::Result<()> {
     for t in r.aborted.iter().chain(&r.open_transaction) {
         writeln!(w, "  {}", transaction_line(t))?;
     }
-    for refused in &r.refused {
+    for refused in &r.refused.items {
         writeln!(
             w,
             "  record at {} ({}) not applied: {}",
             refused.at, refused.kind, refused.reason
         )?;
     }
-    if r.more_refused > 0 {
-        writeln!(w, "  and {} more records not applied", r.more_refused)?;
+    if r.refused.omitted > 0 {
+        writeln!(w, "  and {} more records not applied", r.refused.omitted)?;
     }
     write_topics(w, &r.image)?;
     write_cluster(w, &r.image)?;
@@ -377,7 +377,7 @@ pub fn to_json(l: &LoadedImage, strays: Option<&StrayReport>) -> Value {
         },
         "abortedTransactions": r.aborted.iter().map(transaction_json).collect::<Vec<_>>(),
         "openTransaction": r.open_transaction.as_ref().map(transaction_json),
-        "refused": r.refused.iter().map(|x| json!({"at": x.at.to_string(), "type": x.kind, "reason": x.reason})).collect::<Vec<_>>(),
+        "refused": r.refused.items.iter().map(|x| json!({"at": x.at.to_string(), "type": x.kind, "reason": x.reason})).collect::<Vec<_>>(),
         "warnings": l.warnings,
         "notes": l.notes,
     });

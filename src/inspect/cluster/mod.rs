@@ -6,6 +6,7 @@
 //! ([`groups`]), and the transactions the transaction coordinator tracks
 //! beside those left open in the data partitions ([`transactions`]).
 
+pub mod capped;
 pub mod config;
 pub mod groups;
 pub mod metadata;

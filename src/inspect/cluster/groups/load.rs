@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::format::FileBatch;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::record::{ControlType, parse_control_record};
+use crate::inspect::cluster::capped::Capped;
 use crate::logdir::chunked::walk_batches;
 use crate::logdir::{LogDirError, Partition};
 use crate::schema::{Decoded, InternalTopic, decode_record};
@@ -58,52 +59,6 @@ pub struct LoadProblem {
 impl std::fmt::Display for LoadProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: at byte {}: {}", self.file, self.position, self.what)
-    }
-}
-
-/// How many problems or notes a load keeps; past it, only a count.
-pub const MAX_REPORTED: usize = 100;
-
-/// At most [`MAX_REPORTED`] items, and how many more there were: memory
-/// stays bounded however many records are bad.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Capped<T> {
-    /// The first items.
-    pub items: Vec<T>,
-    /// How many more were left out.
-    pub omitted: u64,
-}
-
-impl<T> Default for Capped<T> {
-    fn default() -> Self {
-        Self {
-            items: Vec::new(),
-            omitted: 0,
-        }
-    }
-}
-
-impl<T> Capped<T> {
-    /// Keeps `item`, or counts it past the cap.
-    pub fn push(&mut self, item: T) {
-        if self.items.len() < MAX_REPORTED {
-            self.items.push(item);
-        } else {
-            self.omitted += 1;
-        }
-    }
-
-    /// Adds everything `other` kept or counted.
-    pub fn append(&mut self, other: Self) {
-        self.omitted += other.omitted;
-        for item in other.items {
-            self.push(item);
-        }
-    }
-
-    /// Whether nothing was pushed.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty() && self.omitted == 0
     }
 }
 

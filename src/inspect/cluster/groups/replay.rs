@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::load::Capped;
 use super::offsets::{CommittedOffset, MarkerOutcome, OffsetStore};
 use super::state::{Group, GroupType, LEAVE_GROUP_MEMBER_EPOCH, ModernMember};
+use crate::inspect::cluster::capped::Capped;
 
 /// What the coordinator holds after replaying one partition.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -4,8 +4,9 @@
 
 use std::path::PathBuf;
 
-use super::load::{Capped, LoadEvent, LoadProblem, load_partition};
+use super::load::{LoadEvent, LoadProblem, load_partition};
 use super::replay::CoordinatorState;
+use crate::inspect::cluster::capped::Capped;
 use crate::logdir::{LogDirError, Partition};
 use crate::schema::InternalTopic;
 

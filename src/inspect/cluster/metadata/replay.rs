@@ -24,9 +24,7 @@ use serde_json::Value;
 use super::apply::apply;
 use super::configs::SetBy;
 use super::image::MetadataImage;
-
-/// How many refused records are kept (the rest are counted).
-const MAX_REFUSED: usize = 100;
+use crate::inspect::cluster::capped::Capped;
 
 /// A metadata transaction: where it began, its name, how many records it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,10 +61,8 @@ pub struct Replayed {
     pub open_transaction: Option<Transaction>,
     /// Transactions that were aborted, in order.
     pub aborted: Vec<Transaction>,
-    /// Records the image refused (the first hundred).
-    pub refused: Vec<RefusedRecord>,
-    /// Refused records beyond those kept.
-    pub more_refused: u64,
+    /// Records the image refused (the first hundred, and a count).
+    pub refused: Capped<RefusedRecord>,
 }
 
 /// Applies records one at a time.
@@ -84,15 +80,11 @@ impl Replayer {
     }
 
     fn refuse(&mut self, at: SetBy, kind: &str, reason: String) {
-        if self.out.refused.len() < MAX_REFUSED {
-            self.out.refused.push(RefusedRecord {
-                at,
-                kind: kind.to_string(),
-                reason,
-            });
-        } else {
-            self.out.more_refused += 1;
-        }
+        self.out.refused.push(RefusedRecord {
+            at,
+            kind: kind.to_string(),
+            reason,
+        });
     }
 
     /// Replays one record: `value` is its decoded value
@@ -226,7 +218,7 @@ mod tests {
             config("a", "1"),
             marker("END_TRANSACTION_RECORD"),
         ]);
-        let kinds: Vec<_> = r.refused.iter().map(|x| x.kind.as_str()).collect();
+        let kinds: Vec<_> = r.refused.items.iter().map(|x| x.kind.as_str()).collect();
         assert_eq!(
             kinds,
             [
@@ -245,8 +237,8 @@ mod tests {
         let change = json!({"type": "BROKER_REGISTRATION_CHANGE_RECORD", "version": 0,
             "data": {"brokerId": 9, "brokerEpoch": 1, "fenced": 1}});
         let r = run(&vec![change; 250]);
-        assert_eq!(r.refused.len(), 100);
-        assert_eq!(r.more_refused, 150);
-        assert_eq!(r.refused[0].reason, "broker 9 is not registered");
+        assert_eq!(r.refused.items.len(), 100);
+        assert_eq!(r.refused.omitted, 150);
+        assert_eq!(r.refused.items[0].reason, "broker 9 is not registered");
     }
 }

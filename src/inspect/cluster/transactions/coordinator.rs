@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::inspect::cluster::groups::load::{Capped, LoadEvent, LoadProblem, load_partition};
+use crate::inspect::cluster::capped::Capped;
+use crate::inspect::cluster::groups::load::{LoadEvent, LoadProblem, load_partition};
 use crate::logdir::{LogDirError, Partition};
 use crate::schema::InternalTopic;
 use crate::schema::topics::transaction_state_name;
