@@ -268,38 +268,33 @@ impl Salvager {
             splat((self.expected >> 56) as u8),
             splat((self.below.wrapping_sub(1) >> 56) as u8),
         ];
-        let same_top = tops[0] == tops[1];
-        let candidates = |head: u64, magic: u64| {
-            let top = if same_top {
-                zero_lanes(head ^ tops[0])
-            } else {
-                zero_lanes(head ^ tops[0]) | zero_lanes(head ^ tops[1])
-            };
-            top & zero_lanes(magic & splat(0xfc))
-        };
         let blocks = (last + 1 - from.min(last + 1)) / 32;
         let heads = window.get(from..from + blocks * 32).unwrap_or_default();
         let magics = window
             .get(from + 16..from + 16 + blocks * 32)
             .unwrap_or_default();
-        let mut at = from;
-        for (head, magic) in heads.chunks_exact(32).zip(magics.chunks_exact(32)) {
-            let lanes: [u64; 4] =
-                std::array::from_fn(|k| candidates(lane_word(head, k), lane_word(magic, k)));
-            if lanes.iter().fold(0, |a, l| a | l) != 0 {
-                for (k, &lane_hits) in lanes.iter().enumerate() {
-                    let mut hits = lane_hits;
-                    while hits != 0 {
-                        let lane = (hits.trailing_zeros() / 8) as usize;
-                        if let Some(found) = judge(at + 8 * k + lane) {
-                            return Some(found);
-                        }
-                        hits &= hits - 1;
-                    }
-                }
-            }
-            at += 32;
-        }
+        // One top byte (offsets below 2^56 apart, nearly always) or two.
+        let found = if tops[0] == tops[1] {
+            scan_blocks(
+                heads,
+                magics,
+                from,
+                |h, m| zero_lanes((h ^ tops[0]) | m),
+                &judge,
+            )
+        } else {
+            scan_blocks(
+                heads,
+                magics,
+                from,
+                |h, m| zero_lanes((h ^ tops[0]) | m) | zero_lanes((h ^ tops[1]) | m),
+                &judge,
+            )
+        };
+        let mut at = match found {
+            Ok(found) => return Some(found),
+            Err(at) => at,
+        };
         for p in at..=last {
             if window.get(p + 16).is_some_and(|&m| m <= 2) {
                 if let Some(found) = judge(p) {
@@ -311,6 +306,40 @@ impl Salvager {
         self.scan_from = window_start + at as u64;
         None
     }
+}
+
+/// Scans 32-byte blocks of candidate offset fields (`heads`) and the bytes
+/// 16 on (`magics`), eight positions a word: `candidates` marks with 0x80
+/// the lanes whose top byte may start an offset in range, given the magic
+/// word with its two low bits cleared. The first position `judge` accepts,
+/// or the position after the last block.
+fn scan_blocks(
+    heads: &[u8],
+    magics: &[u8],
+    from: usize,
+    candidates: impl Fn(u64, u64) -> u64,
+    judge: &impl Fn(usize) -> Option<u64>,
+) -> Result<u64, usize> {
+    let mut at = from;
+    for (head, magic) in heads.chunks_exact(32).zip(magics.chunks_exact(32)) {
+        let lanes: [u64; 4] = std::array::from_fn(|k| {
+            candidates(lane_word(head, k), lane_word(magic, k) & splat(0xfc))
+        });
+        if lanes.iter().fold(0, |a, l| a | l) != 0 {
+            for (k, &lane_hits) in lanes.iter().enumerate() {
+                let mut hits = lane_hits;
+                while hits != 0 {
+                    let lane = (hits.trailing_zeros() / 8) as usize;
+                    if let Some(found) = judge(at + 8 * k + lane) {
+                        return Ok(found);
+                    }
+                    hits &= hits - 1;
+                }
+            }
+        }
+        at += 32;
+    }
+    Err(at)
 }
 
 /// `byte` in every lane of a word.
@@ -466,6 +495,41 @@ mod tests {
                 Step::End => return out,
             }
         }
+    }
+
+    #[test]
+    fn resyncs_where_the_offsets_in_range_have_two_top_bytes() {
+        // Offsets in [2^56 - 8, 2^56 - 8 + 2^31): the top byte is 0x00 or
+        // 0x01, so the scan looks for either.
+        let base = (1i64 << 56) - 8;
+        let mut data = batch(base, 3);
+        let garbage_at = data.len();
+        data.extend((0..5000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8 | 0x80));
+        // The next batch starts at 2^56: its top byte is the other one.
+        let low = data.len() as u64;
+        data.extend(batch(base + 8, 3));
+        let high = data.len() as u64;
+        data.extend(batch(base + 11, 3));
+        let mut s = Salvager::new(
+            SalvageOptions {
+                base_offset: base,
+                ..options(true)
+            },
+            data.len() as u64,
+        );
+        let mut seen = Vec::new();
+        loop {
+            match s.step(&data, 0) {
+                Step::Batch(b) => seen.push(Ok(b.position)),
+                Step::Damage(d) => seen.push(Err((d.start, d.end))),
+                Step::NeedMore { .. } => panic!("the window is the whole file"),
+                Step::End => break,
+            }
+        }
+        assert_eq!(
+            seen,
+            [Ok(0), Err((garbage_at as u64, low)), Ok(low), Ok(high)]
+        );
     }
 
     #[test]
