@@ -737,3 +737,38 @@ fn an_offset_the_log_no_longer_holds() {
     // From the snapshot at 102 the rest is still there.
     assert_eq!(metadata_json(&dir, Some(120))["offset"], 120);
 }
+
+/// Offsets and epochs at the end of their range neither panic nor stop the
+/// image: a batch at i64::MAX in the log (read before its CRC is), and
+/// `metadata`, `config` and `retention-report` on it.
+#[test]
+fn offsets_at_the_end_of_their_range_do_not_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("__cluster_metadata-0");
+    std::fs::create_dir(&dir).unwrap();
+    let batch = kseg::format::encode::encode_batch(&kseg::format::encode::BatchSpec {
+        base_offset: i64::MAX,
+        records: vec![kseg::format::encode::RecordSpec {
+            timestamp: i64::MIN,
+            value: Some(vec![1, 2, 3]),
+            ..Default::default()
+        }],
+        ..Default::default()
+    });
+    std::fs::write(dir.join("00000000000000000000.log"), batch).unwrap();
+    for args in [
+        vec!["metadata".as_ref(), dir.as_os_str()],
+        vec!["config".as_ref(), tmp.path().as_os_str()],
+        vec![
+            "retention-report".as_ref(),
+            dir.as_os_str(),
+            "--now".as_ref(),
+            "2026-01-01T00:00:00Z".as_ref(),
+        ],
+    ] {
+        let out = kseg(&args);
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(matches!(out.status.code(), Some(0..=2)), "{args:?}: {err}");
+    }
+}

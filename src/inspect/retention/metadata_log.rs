@@ -205,17 +205,16 @@ impl Cleaner<'_> {
                     snapshot.end_offset
                 ));
             };
-            if now - ts <= max_ms {
+            let age = now.saturating_sub(ts);
+            if age <= max_ms {
                 return self.stops.push(format!(
-                    "{rule}: snapshot {} is {} ms old, within metadata.max.retention.ms {max_ms}",
+                    "{rule}: snapshot {} is {age} ms old, within metadata.max.retention.ms {max_ms}",
                     snapshot.end_offset,
-                    now - ts
                 ));
             }
             let why = format!(
-                "snapshot {} is {} ms old > metadata.max.retention.ms {max_ms}",
+                "snapshot {} is {age} ms old > metadata.max.retention.ms {max_ms}",
                 snapshot.end_offset,
-                now - ts
             );
             if let Err(e) = self.delete_before(next.end_offset, rule, why) {
                 return self.stops.push(format!("{rule}: stopped: {e}"));

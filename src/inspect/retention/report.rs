@@ -191,10 +191,11 @@ fn scan_segments(
         };
         let first = first_batch_timestamp(log.bytes());
         let last_offset = match partition.segments.get(i + 1) {
-            Some(next) => next.base_offset - 1,
+            Some(next) => next.base_offset.wrapping_sub(1),
             None => {
+                // Offsets wrap as Kafka's longs do (a batch at i64::MAX).
                 scan.log_end_offset = next_offset(segment, log.bytes());
-                scan.log_end_offset - 1
+                scan.log_end_offset.wrapping_sub(1)
             }
         };
         if !active && largest.source == TimestampSource::LogMtime && batches_max.is_some() {

@@ -182,13 +182,14 @@ fn partition_change(image: &mut MetadataImage, data: &Value) -> Result<(), Refus
     let leader = int(data, "leader").unwrap_or(-2);
     if leader != -2 {
         p.leader = leader as i32;
-        p.leader_epoch += 1;
+        // Java int arithmetic: an epoch at i32::MAX wraps, it does not stop the load.
+        p.leader_epoch = p.leader_epoch.wrapping_add(1);
     }
     let recovery = int(data, "leaderRecoveryState").unwrap_or(-1);
     if recovery != -1 {
         p.leader_recovery_state = recovery as i8;
     }
-    p.partition_epoch += 1;
+    p.partition_epoch = p.partition_epoch.wrapping_add(1);
     Ok(())
 }
 

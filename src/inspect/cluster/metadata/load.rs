@@ -362,7 +362,7 @@ impl LogWalk<'_> {
             }
         };
         (self.progress)(batch.size());
-        self.end = Some(summary.last_offset + 1);
+        self.end = Some(summary.last_offset.saturating_add(1));
         if summary.last_offset < self.from {
             return ControlFlow::Continue(());
         }
