@@ -9,6 +9,7 @@ use kseg::inspect::cluster::config::context::ConfigContext;
 use kseg::inspect::cluster::config::internal_topics::metadata_retention;
 use kseg::inspect::cluster::config::resolve::{TopicConfigs, apply_flags};
 use kseg::inspect::cluster::config::source::{ConfigSource, Resolved};
+use kseg::inspect::cluster::config::synonyms::{topic_config, topic_config_of_broker_name};
 use kseg::inspect::retention::config::RetentionConfig;
 use kseg::inspect::retention::metadata_log::MetadataRetention;
 use kseg::inspect::retention::report::{ReportInputs, report_partition};
@@ -98,6 +99,21 @@ struct TopicSettings {
     metadata: Option<MetadataRetention>,
 }
 
+/// Whether a setting names retention.ms or retention.bytes (or a broker
+/// synonym of them), which `KafkaMetadataLog` fixes at -1 for the metadata
+/// log whatever is configured: given for `__cluster_metadata`, it is
+/// ignored, with a warning.
+fn fixed_for_metadata_log(name: &str) -> bool {
+    let def = topic_config(name).or_else(|| topic_config_of_broker_name(name).map(|(d, _)| d));
+    let fixed = def.is_some_and(|d| matches!(d.name, "retention.ms" | "retention.bytes"));
+    if fixed {
+        eprintln!(
+            "kseg: {name}: ignored for __cluster_metadata: Kafka fixes its retention.ms and retention.bytes at -1; its segments go only below a snapshot, by metadata.max.retention.bytes and metadata.max.retention.ms"
+        );
+    }
+    fixed
+}
+
 fn parse_limit(r: &Resolved, name: &str) -> anyhow::Result<i64> {
     r.value
         .trim()
@@ -111,7 +127,10 @@ fn settings_for(
     topic: Option<&str>,
 ) -> anyhow::Result<TopicSettings> {
     let mut configs = ctx.topic(topic.unwrap_or_default());
-    let given = flags.for_topic(topic);
+    let mut given = flags.for_topic(topic);
+    if topic == Some("__cluster_metadata") {
+        given.retain(|name, _| !fixed_for_metadata_log(name));
+    }
     let mut rest = apply_flags(&mut configs, &given);
     let mut retention = RetentionConfig::defaults(ctx.kafka_major);
     let topic_values: BTreeMap<String, String> = configs

@@ -334,6 +334,32 @@ fn the_metadata_log_is_deleted_below_snapshots_not_by_retention_ms() {
         by_size["configs"]["metadata.max.retention.bytes"]["source"],
         "FLAG"
     );
+    // Retention settings given on the command line (or in a --config-file
+    // of server.properties) never reach the metadata log: Kafka fixes them.
+    let out = kseg([
+        "retention-report",
+        "--json",
+        &format!("--now={}", ts + 3_600_000),
+        "--config",
+        "log.retention.hours=1",
+        "--config",
+        "retention.bytes=1",
+        &dir,
+    ]);
+    assert!(
+        stderr(&out).contains("log.retention.hours: ignored for __cluster_metadata"),
+        "{}",
+        stderr(&out)
+    );
+    let line = json_lines(&out).remove(0);
+    assert_eq!(
+        line["configs"]["retention.ms"]["source"],
+        "INTERNAL_TOPIC_RULE"
+    );
+    assert_eq!(line["configs"]["retention.bytes"]["value"], "-1");
+    for segment in line["report"]["segments"].as_array().unwrap() {
+        assert_eq!(segment["eligibleAt"], Value::Null, "{segment}");
+    }
 }
 
 #[test]
