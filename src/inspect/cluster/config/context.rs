@@ -144,6 +144,7 @@ impl ConfigContext {
             node_id: self.node_id.as_deref(),
             static_props: self.static_props.as_ref(),
             kafka_major: self.kafka_major,
+            image_topics: self.metadata.is_some().then_some(&self.topic_ids),
         }
     }
 

@@ -37,6 +37,8 @@ pub struct BrokerLayers<'a> {
     pub static_props: Option<&'a BTreeMap<String, String>>,
     /// Kafka major version whose defaults apply.
     pub kafka_major: u8,
+    /// The topics of the metadata image, by name (`None` without one).
+    pub image_topics: Option<&'a BTreeMap<String, String>>,
 }
 
 /// A topic's effective configs, by topic config name.
@@ -116,10 +118,16 @@ fn broker_value(def: &TopicConfigDef, layers: &BrokerLayers) -> Resolved {
 /// Every topic config of `topic` with its source.
 pub fn resolve_topic(topic: &str, layers: &BrokerLayers) -> TopicConfigs {
     let internal = InternalTopic::of(topic);
+    let takes_broker = internal.is_none_or(InternalTopic::takes_broker_configs);
+    // A coordinator writes its topic's rules as topic configs when it
+    // creates the topic: where the image holds the topic, its configs are
+    // what stands (an operator may have changed or deleted them since).
+    let created_in_image =
+        takes_broker && layers.image_topics.is_some_and(|t| t.contains_key(topic));
     let internal_rules = internal
+        .filter(|_| !created_in_image)
         .map(|t| rules(t, layers.static_props))
         .unwrap_or_default();
-    let takes_broker = internal.is_none_or(InternalTopic::takes_broker_configs);
     let overrides = layers.dynamic.topics.get(topic).filter(|_| takes_broker);
     TOPIC_CONFIGS
         .iter()
@@ -138,9 +146,26 @@ pub fn resolve_topic(topic: &str, layers: &BrokerLayers) -> TopicConfigs {
                         )
                     }
                 });
-            (def.name.to_string(), value)
+            (def.name.to_string(), decided_elsewhere(def.name, value))
         })
         .collect()
+}
+
+/// Notes on a value this broker's configs do not decide alone: leader
+/// elections, clean or unclean, are the active controller's, which reads
+/// the topic config, then its own broker-level configs
+/// (`ConfigurationControlManager`, used by `ReplicationControlManager`).
+fn decided_elsewhere(name: &str, mut value: Resolved) -> Resolved {
+    let broker_level = !matches!(
+        value.source,
+        ConfigSource::DynamicTopic | ConfigSource::Flag
+    );
+    if name == "unclean.leader.election.enable" && broker_level {
+        value.note = Some(
+            "elections are decided by the active controller, with its own broker-level configs, which may differ from this broker's".into(),
+        );
+    }
+    value
 }
 
 /// Dynamic broker configs that would reach topic configs but that the
@@ -262,6 +287,7 @@ mod tests {
             node_id: Some("2"),
             static_props,
             kafka_major: 3,
+            image_topics: None,
         }
     }
 
@@ -388,6 +414,35 @@ mod tests {
             "broker defaults do not reach it"
         );
         assert_eq!(m["index.interval.bytes"].source, ConfigSource::Default);
+    }
+
+    #[test]
+    fn a_coordinator_topic_in_the_image_has_the_configs_the_image_holds() {
+        // Created by the coordinator, which wrote its rules as topic
+        // configs; someone deleted cleanup.policy since: the broker's
+        // value stands, not the creation rule.
+        let dynamic = DynamicConfigs {
+            topics: BTreeMap::from([(
+                "__consumer_offsets".to_string(),
+                map(&[("segment.bytes", at(3, "104857600"))]),
+            )]),
+            ..DynamicConfigs::default()
+        };
+        let topics = BTreeMap::from([("__consumer_offsets".to_string(), "id".to_string())]);
+        let l = BrokerLayers {
+            image_topics: Some(&topics),
+            ..layers(&dynamic, None)
+        };
+        let c = resolve_topic("__consumer_offsets", &l);
+        assert_eq!(c["cleanup.policy"].value, "delete");
+        assert_eq!(c["cleanup.policy"].source, ConfigSource::Default);
+        assert_eq!(c["segment.bytes"].source, ConfigSource::DynamicTopic);
+        let election = "unclean.leader.election.enable";
+        assert!(c[election].note.as_deref().unwrap().contains("controller"));
+        assert_eq!(c["cleanup.policy"].note, None);
+        // The metadata log's own settings are not topic configs: they stay.
+        let m = resolve_topic("__cluster_metadata", &l);
+        assert_eq!(m["retention.ms"].source, ConfigSource::InternalTopicRule);
     }
 
     #[test]

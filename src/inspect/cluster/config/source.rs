@@ -80,6 +80,10 @@ pub struct Resolved {
     /// For [`ConfigSource::InternalTopicRule`]: the rule, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule: Option<String>,
+    /// What else decides the setting, when this broker's value is not the
+    /// whole story.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Resolved {
@@ -92,6 +96,7 @@ impl Resolved {
             offset: None,
             snapshot_end_offset: None,
             rule: None,
+            note: None,
         }
     }
 
@@ -119,6 +124,9 @@ impl Resolved {
         }
         if let Some(rule) = &self.rule {
             out.push_str(&format!(": {rule}"));
+        }
+        if let Some(note) = &self.note {
+            out.push_str(&format!("; {note}"));
         }
         out
     }
