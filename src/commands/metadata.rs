@@ -45,7 +45,15 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
     let bar = super::progress_bar(bytes_to_read(&args.path), args.json);
     let loaded = load_image_with_progress(&args.path, args.at_offset, &|n| bar.inc(n))?;
     bar.finish_and_clear();
-    let strays = strays_of(&args.path, &loaded)?;
+    let mut strays = strays_of(&args.path, &loaded)?;
+    // The broker judges its replicas against the image it has caught up
+    // to, never an earlier one.
+    if strays.is_some() && args.at_offset.is_some() {
+        strays = None;
+        eprintln!(
+            "kseg: stray replicas are not judged at --at-offset: the broker judges them against the latest image"
+        );
+    }
     for w in loaded.warnings.iter().chain(&loaded.notes) {
         eprintln!("kseg: {w}");
     }

@@ -572,6 +572,9 @@ fn stray_replicas_of_an_assembled_log_dir() {
         "{text}"
     );
     assert!(!text.contains("acme.orders-1: stray"), "{text}");
+    // An earlier image is not what the broker judges its replicas by.
+    let earlier = metadata_json_exit(tmp.path(), Some(120), 0);
+    assert_eq!(earlier.get("strayReplicas"), None, "{earlier}");
 }
 
 /// verify lists the same strays and exits 1 for them; without strays (the
