@@ -3,8 +3,10 @@
 
 use std::io::{self, BufWriter, Write};
 
+use kseg::inspect::cluster::groups::replicas::pick_replicas;
 use kseg::inspect::cluster::transactions::coordinator::CoordinatorTxns;
-use kseg::inspect::cluster::transactions::hanging::{abort_spec, judge};
+use kseg::inspect::cluster::transactions::coverage::{Coverage, PartitionCount};
+use kseg::inspect::cluster::transactions::hanging::{Status, abort_spec, judge};
 use kseg::inspect::cluster::transactions::open::open_transactions;
 use kseg::render::transactions::{
     IdReport, OpenReport, id_json, open_json, write_id_text, write_open_text,
@@ -27,6 +29,20 @@ pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
             _ => data.push(p),
         }
     }
+    let mut log_dirs: Vec<_> = coordinator_partitions
+        .iter()
+        .chain(&data)
+        .map(|p| p.log_dir())
+        .chain(args.paths.iter().cloned())
+        .collect();
+    log_dirs.sort();
+    log_dirs.dedup();
+    let picked = pick_replicas(coordinator_partitions)?;
+    let coordinator_partitions = picked.kept;
+    for note in &picked.notes {
+        eprintln!("kseg: {note}");
+    }
+    let count = PartitionCount::find(&log_dirs);
     let total: u64 = coordinator_partitions
         .iter()
         .chain(&data)
@@ -42,7 +58,16 @@ pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
     if !coordinator.problems.is_empty() {
         code = ExitCode::Findings;
     }
-    bar.suspend(|| report(&coordinator.problems, ""));
+    let coverage = Coverage::of(&coordinator, &count);
+    bar.suspend(|| {
+        report(&coordinator.problems, "");
+        if let Coverage::Partial { read, count: n } = coverage {
+            eprintln!(
+                "kseg: {read} of {n} __transaction_state partitions read (N from {}): a producer whose transactional id is in another cannot be judged",
+                count.source
+            );
+        }
+    });
     let mut open = Vec::new();
     for p in &data {
         open.push(open_transactions(p)?);
@@ -78,10 +103,11 @@ pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
                 txn,
                 (topic, number),
                 &coordinator,
+                &coverage,
                 now,
                 args.max_transaction_timeout_ms,
             );
-            if verdict.hanging {
+            if verdict.status == Status::Hanging {
                 code = code.max(ExitCode::Findings);
             }
             let r = OpenReport {
