@@ -808,3 +808,74 @@ fn an_open_transaction_the_coordinator_still_has_in_flight_does_not_hang() {
     assert_eq!(stray["abort"]["startOffset"], json!(0));
     assert_eq!(stray["abort"]["coordinatorEpoch"], json!(0));
 }
+
+#[test]
+fn the_load_stops_at_the_first_batch_that_fails_its_crc_as_recovery_truncates_there() {
+    // Batch 82 damaged: what loads is what loads from the log cut there,
+    // later batches and segments included in neither.
+    let v = view(OFFSETS);
+    let (segment, batch) = batches(&v)
+        .into_iter()
+        .find(|(_, b)| b["baseOffset"] == json!(82))
+        .unwrap();
+    let position = batch["position"].as_u64().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let log_dir = offsets_log_dir(tmp.path(), None);
+    let log = log_dir.join(OFFSETS_DIR).join(format!("{segment:020}.log"));
+    let mut bytes = std::fs::read(&log).unwrap();
+    let at = usize::try_from(position).unwrap() + 70;
+    bytes[at] ^= 0x01;
+    std::fs::write(&log, &bytes).unwrap();
+    let out = kseg(["groups", log_dir.to_str().unwrap(), "--json"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{}: at byte {position}:", log.display())),
+        "{err}"
+    );
+    assert!(err.contains("truncates the log here"), "{err}");
+    assert!(err.contains("the records before offset 82"), "{err}");
+    let damaged: BTreeMap<String, Value> = json_lines(&out)
+        .into_iter()
+        .map(|g| (g["group"].as_str().unwrap().to_string(), g))
+        .collect();
+    let cut = tempfile::tempdir().unwrap();
+    let expected = groups_json(&offsets_log_dir(cut.path(), Some(82)));
+    let whole = tempfile::tempdir().unwrap();
+    assert_ne!(expected, groups_json(&offsets_log_dir(whole.path(), None)));
+    assert_eq!(damaged, expected);
+}
+
+#[test]
+fn a_record_of_an_unknown_type_is_skipped_as_kafka_skips_it() {
+    use kseg::fixture::{PartitionWriter, WriterConfig};
+    use kseg::format::encode::{BatchSpec, RecordSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(OFFSETS_DIR);
+    let config = WriterConfig {
+        segment_bytes: 1 << 20,
+        index_interval_bytes: 4096,
+    };
+    let mut w = PartitionWriter::create(&dir, config).unwrap();
+    w.append(BatchSpec {
+        records: vec![RecordSpec {
+            timestamp: 1_733_223_647_400,
+            key: Some(vec![0x7f, 0xff, 0, 0]),
+            value: Some(vec![0, 0]),
+            ..RecordSpec::default()
+        }],
+        ..BatchSpec::default()
+    })
+    .unwrap();
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    let out = kseg(["groups", dir.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "offset 0: record type 32767 has no schema; Kafka skips it (unknown record type)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("fails"), "{err}");
+}
