@@ -879,3 +879,60 @@ fn a_record_of_an_unknown_type_is_skipped_as_kafka_skips_it() {
     );
     assert!(!err.contains("fails"), "{err}");
 }
+
+#[test]
+fn a_transaction_completed_past_the_high_watermark_still_holds_the_last_stable_offset() {
+    // By hand from the view: each transaction of txn-0 after the producer
+    // snapshot at 136, as (first offset, marker offset), and the open one.
+    let v = view("transactional");
+    let mut first: BTreeMap<i64, i64> = BTreeMap::new();
+    let mut completed = Vec::new();
+    for (_, b) in batches(&v) {
+        let pid = b["producerId"].as_i64().unwrap();
+        let base = b["baseOffset"].as_i64().unwrap();
+        if base < 136 {
+            continue;
+        }
+        if b["isControl"] == json!(true) {
+            if let Some(f) = first.remove(&pid) {
+                completed.push((f, base));
+            }
+        } else if b["isTransactional"] == json!(true) {
+            first.entry(pid).or_insert(base);
+        }
+    }
+    let open = *first.values().min().unwrap();
+    // A transaction begun before the open one and ended after it: a high
+    // watermark between its marker and the open one's start.
+    let &(begun, marker) = completed
+        .iter()
+        .find(|(f, m)| *f < open && *m > open + 1)
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let log_dir = tmp.path().join("logdir");
+    copy_dir(&root().join("transactional/txn-0"), &log_dir.join("txn-0"));
+    // Without the snapshot at the log end the broker replays from 136.
+    std::fs::remove_file(log_dir.join("txn-0/00000000000000000239.snapshot")).unwrap();
+    let lso = |hw: i64| {
+        std::fs::write(
+            log_dir.join("replication-offset-checkpoint"),
+            format!("0\n1\ntxn 0 {hw}\n"),
+        )
+        .unwrap();
+        let (open, out) = open_transactions(&log_dir, 0);
+        assert!(out.status.code().is_some(), "{}", stderr(&out));
+        open[0]["lastStableOffset"].as_i64().unwrap()
+    };
+    // Its marker at or past the high watermark: it is unreplicated.
+    assert_eq!(lso(marker), begun);
+    // Below it: replicated; the earliest unstable is the earliest of the
+    // open one and those ended at or past the high watermark.
+    let expected = completed
+        .iter()
+        .filter(|(_, m)| *m >= marker + 1)
+        .map(|(f, _)| *f)
+        .chain([open])
+        .min()
+        .unwrap();
+    assert_eq!(lso(marker + 1), expected);
+}
