@@ -929,7 +929,7 @@ fn a_transaction_completed_past_the_high_watermark_still_holds_the_last_stable_o
     // open one and those ended at or past the high watermark.
     let expected = completed
         .iter()
-        .filter(|(_, m)| *m >= marker + 1)
+        .filter(|(_, m)| *m > marker)
         .map(|(f, _)| *f)
         .chain([open])
         .min()
