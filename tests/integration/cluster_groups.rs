@@ -936,3 +936,31 @@ fn a_transaction_completed_past_the_high_watermark_still_holds_the_last_stable_o
         .unwrap();
     assert_eq!(lso(marker + 1), expected);
 }
+
+#[test]
+fn a_transaction_log_key_of_an_unknown_version_is_skipped_as_kafka_skips_it() {
+    use kseg::fixture::{PartitionWriter, WriterConfig};
+    use kseg::format::encode::{BatchSpec, RecordSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("__transaction_state-0");
+    let config = WriterConfig {
+        segment_bytes: 1 << 20,
+        index_interval_bytes: 4096,
+    };
+    let mut w = PartitionWriter::create(&dir, config).unwrap();
+    w.append(BatchSpec {
+        records: vec![RecordSpec {
+            timestamp: 1_733_223_647_400,
+            key: Some(vec![0, 9, 0, 1, b'x']),
+            value: Some(vec![0, 0]),
+            ..RecordSpec::default()
+        }],
+        ..BatchSpec::default()
+    })
+    .unwrap();
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    let out = kseg(["transactions", dir.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("does not decode"), "{err}");
+}

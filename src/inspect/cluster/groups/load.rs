@@ -40,12 +40,13 @@ pub enum LoadEvent<'a> {
         /// The decoded value's `data`, `None` for a tombstone.
         value: Option<&'a Value>,
     },
-    /// A record whose key's type no schema describes, which Kafka's loader
+    /// A record whose key's type (`__consumer_offsets`) or version
+    /// (`__transaction_state`) no schema describes, which Kafka's loader
     /// skips.
     UnknownType {
         /// Offset of the record.
         offset: i64,
-        /// The key's record type.
+        /// The key's record type or version.
         record_type: i16,
     },
     /// A COMMIT (`commit`) or ABORT marker.
@@ -201,18 +202,25 @@ fn record_type(key: Option<&[u8]>) -> Option<i16> {
     Some(i16::from_be_bytes([bytes[0], bytes[1]]))
 }
 
-/// Whether `key` is a `__consumer_offsets` record of a type no schema
-/// describes: Kafka's serde throws `UnknownRecordTypeException` and its
-/// loader skips the record (`CoordinatorLoaderImpl.load`,
-/// core/src/main/scala/kafka/coordinator/group/CoordinatorLoaderImpl.scala:172-175).
+/// Whether `key` is of a type Kafka's loader skips: a `__consumer_offsets`
+/// record type no schema describes (its serde throws
+/// `UnknownRecordTypeException` and the loader skips the record,
+/// core/src/main/scala/kafka/coordinator/group/CoordinatorLoaderImpl.scala:172-175),
+/// or a `__transaction_state` key version outside `TransactionLogKey`'s
+/// (an `UnknownKey`, skipped by `TransactionStateManager.loadTransactionMetadata`,
+/// core/src/main/scala/kafka/coordinator/transaction/TransactionLog.scala:96-106).
 fn unknown_record_type(topic: InternalTopic, key: Option<&[u8]>) -> bool {
-    if topic != InternalTopic::ConsumerOffsets {
-        return false;
-    }
     let (Some(t), Ok(registry)) = (record_type(key), crate::schema::registry::registry()) else {
         return false;
     };
-    registry.coordinator_key(topic.schema_folder(), t).is_none()
+    let folder = topic.schema_folder();
+    match topic {
+        InternalTopic::ConsumerOffsets => registry.coordinator_key(folder, t).is_none(),
+        InternalTopic::TransactionState => registry
+            .by_name(folder, "TransactionLogKey")
+            .is_some_and(|spec| !spec.valid_versions.contains(t)),
+        _ => false,
+    }
 }
 
 /// Reads every segment of `partition` in order as records of `topic`,
