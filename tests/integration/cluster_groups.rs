@@ -964,3 +964,29 @@ fn a_transaction_log_key_of_an_unknown_version_is_skipped_as_kafka_skips_it() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(!err.contains("does not decode"), "{err}");
 }
+
+#[test]
+fn the_coordinator_partition_count_is_looked_for_in_the_log_dirs_metadata_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log_dir = tmp.path().join("logdir");
+    copy_dir(
+        &root().join("internal-transaction-state/__transaction_state-0"),
+        &log_dir.join("__transaction_state-0"),
+    );
+    copy_dir(&root().join("transactional/txn-0"), &log_dir.join("txn-0"));
+    copy_dir(
+        &root().join("internal-cluster-metadata/__cluster_metadata-0"),
+        &log_dir.join("__cluster_metadata-0"),
+    );
+    let (open, out) = open_transactions(&log_dir, 1_800_000_000_000);
+    let err = stderr(&out);
+    assert_eq!(open[0]["verdict"], json!("unknown"));
+    // The corpus image has no __transaction_state topic: the default, said so.
+    assert!(
+        err.contains(&format!(
+            "1 of 50 __transaction_state partitions read (N from transaction.state.log.num.partitions' default, as the metadata image in {} has no __transaction_state topic)",
+            log_dir.display()
+        )),
+        "{err}"
+    );
+}

@@ -8,9 +8,10 @@
 //! `transaction.state.log.num.partitions`'s default, 50
 //! (transaction-coordinator/src/main/java/org/apache/kafka/coordinator/transaction/TransactionLogConfig.java:32).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::coordinator::CoordinatorTxns;
+use crate::inspect::cluster::metadata::image::MetadataImage;
 use crate::inspect::cluster::metadata::load::{find_metadata_partition, load_image};
 use crate::schema::InternalTopic;
 
@@ -55,6 +56,15 @@ impl PartitionCount {
             }
         }
         Self::default_because(&why)
+    }
+
+    /// N as the metadata image of `log_dir` has it, if it has the topic.
+    pub fn of_image(image: &MetadataImage, log_dir: &Path) -> Option<Self> {
+        let t = image.topic_by_name(InternalTopic::TransactionState.topic_name())?;
+        Some(Self {
+            count: i32::try_from(t.partitions.len()).unwrap_or(i32::MAX),
+            source: format!("the metadata image in {}", log_dir.display()),
+        })
     }
 
     /// The default count, with the reason it is used.
@@ -121,5 +131,38 @@ mod tests {
         c.read.insert(1, "b".into());
         assert_eq!(Coverage::of(&c, &two), Coverage::Complete);
         assert_eq!(PartitionCount::default_because("x").count, 50);
+    }
+
+    #[test]
+    fn the_count_is_the_topics_partitions_in_the_image() {
+        use crate::inspect::cluster::metadata::image::{PartitionImage, TopicImage};
+        let partition = PartitionImage {
+            replicas: vec![1],
+            isr: vec![1],
+            removing_replicas: vec![],
+            adding_replicas: vec![],
+            leader: 1,
+            leader_recovery_state: 0,
+            leader_epoch: 0,
+            partition_epoch: 0,
+            directories: vec![],
+            eligible_leader_replicas: vec![],
+            last_known_elr: vec![],
+        };
+        let mut image = MetadataImage::default();
+        let dir = Path::new("/l");
+        assert_eq!(PartitionCount::of_image(&image, dir), None);
+        image.topics.insert(
+            "id".into(),
+            TopicImage {
+                name: "__transaction_state".into(),
+                id: "id".into(),
+                partitions: (0..3).map(|n| (n, partition.clone())).collect(),
+            },
+        );
+        let found = PartitionCount::of_image(&image, dir)
+            .unwrap_or_else(|| PartitionCount::default_because("-"));
+        assert_eq!(found.count, 3);
+        assert!(found.source.contains("metadata image in /l"));
     }
 }
