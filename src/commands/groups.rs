@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use kseg::inspect::cluster::capped::Capped;
 use kseg::inspect::cluster::groups::lag::log_end_offsets;
+use kseg::inspect::cluster::groups::replicas::pick_replicas;
 use kseg::inspect::cluster::groups::shard::{Shard, load_shard};
 use kseg::logdir::Partition;
 use kseg::logdir::target::resolve;
@@ -69,6 +70,11 @@ pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
             shown(&args.paths)
         );
     }
+    let picked = pick_replicas(partitions)?;
+    for note in &picked.notes {
+        eprintln!("kseg: {note}");
+    }
+    let partitions = picked.kept;
     let total: u64 = partitions
         .iter()
         .flat_map(|p| &p.segments)

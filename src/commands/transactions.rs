@@ -2,10 +2,14 @@
 //! transactions open in the data partitions under PATH, hanging ones named.
 
 use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
 
+use kseg::inspect::cluster::groups::replicas::pick_replicas;
 use kseg::inspect::cluster::transactions::coordinator::CoordinatorTxns;
-use kseg::inspect::cluster::transactions::hanging::{abort_spec, judge};
+use kseg::inspect::cluster::transactions::coverage::{Coverage, PartitionCount};
+use kseg::inspect::cluster::transactions::hanging::{Status, abort_spec, judge};
 use kseg::inspect::cluster::transactions::open::open_transactions;
+use kseg::logdir::Partition;
 use kseg::render::transactions::{
     IdReport, OpenReport, id_json, open_json, write_id_text, write_open_text,
 };
@@ -15,9 +19,11 @@ use super::groups::{partitions, report};
 use crate::cli::TransactionsArgs;
 use crate::exit_code::ExitCode;
 
-/// Runs `kseg transactions`.
-pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
-    let now = super::time_arg::clock(args.now.as_deref())?;
+/// The PATHs' `__transaction_state` partitions (one replica each), their
+/// data partitions, and the log dirs holding them.
+fn sorted_partitions(
+    args: &TransactionsArgs,
+) -> anyhow::Result<(Vec<Partition>, Vec<Partition>, Vec<PathBuf>)> {
     let mut coordinator_partitions = Vec::new();
     let mut data = Vec::new();
     for (topic, p) in partitions(&args.paths)? {
@@ -27,6 +33,26 @@ pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
             _ => data.push(p),
         }
     }
+    let mut log_dirs: Vec<PathBuf> = coordinator_partitions
+        .iter()
+        .chain(&data)
+        .map(Partition::log_dir)
+        .chain(args.paths.iter().cloned())
+        .collect();
+    log_dirs.sort();
+    log_dirs.dedup();
+    let picked = pick_replicas(coordinator_partitions)?;
+    for note in &picked.notes {
+        eprintln!("kseg: {note}");
+    }
+    Ok((picked.kept, data, log_dirs))
+}
+
+/// Runs `kseg transactions`.
+pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
+    let now = super::time_arg::clock(args.now.as_deref())?;
+    let (coordinator_partitions, data, log_dirs) = sorted_partitions(args)?;
+    let count = PartitionCount::find(&log_dirs);
     let total: u64 = coordinator_partitions
         .iter()
         .chain(&data)
@@ -42,7 +68,16 @@ pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
     if !coordinator.problems.is_empty() {
         code = ExitCode::Findings;
     }
-    bar.suspend(|| report(&coordinator.problems, ""));
+    let coverage = Coverage::of(&coordinator, &count);
+    bar.suspend(|| {
+        report(&coordinator.problems, "");
+        if let Coverage::Partial { read, count: n } = coverage {
+            eprintln!(
+                "kseg: {read} of {n} __transaction_state partitions read (N from {}): a producer whose transactional id is in another cannot be judged",
+                count.source
+            );
+        }
+    });
     let mut open = Vec::new();
     for p in &data {
         open.push(open_transactions(p)?);
@@ -78,10 +113,11 @@ pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
                 txn,
                 (topic, number),
                 &coordinator,
+                &coverage,
                 now,
                 args.max_transaction_timeout_ms,
             );
-            if verdict.hanging {
+            if verdict.status == Status::Hanging {
                 code = code.max(ExitCode::Findings);
             }
             let r = OpenReport {

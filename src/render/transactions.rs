@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::time::{age, duration, utc};
 use crate::inspect::cluster::transactions::coordinator::TxnMetadata;
-use crate::inspect::cluster::transactions::hanging::{AbortSpec, Verdict};
+use crate::inspect::cluster::transactions::hanging::{AbortSpec, Status, Verdict};
 use crate::inspect::cluster::transactions::open::{OpenTxn, PartitionTxns};
 
 /// One transactional id, as printed.
@@ -101,7 +101,8 @@ pub struct OpenReport<'a> {
     pub txn: &'a OpenTxn,
     /// What kseg concludes.
     pub verdict: Verdict,
-    /// What `kafka-transactions.sh abort` needs.
+    /// What `kafka-transactions.sh abort` needs (presented as the fix only
+    /// when it hangs).
     pub abort: AbortSpec,
 }
 
@@ -128,7 +129,12 @@ pub fn open_json(r: &OpenReport<'_>) -> Value {
         "logEndOffset": r.partition.log_end_offset,
         "highWatermark": r.partition.high_watermark,
         "transactionalId": r.verdict.transactional_id,
-        "hanging": r.verdict.hanging,
+        "hanging": match r.verdict.status {
+            Status::Hanging => Value::Bool(true),
+            Status::NotHanging => Value::Bool(false),
+            Status::Unknown => Value::Null,
+        },
+        "verdict": r.verdict.status.name(),
         "reason": r.verdict.reason,
         "abort": {
             "topic": a.topic,
@@ -137,7 +143,7 @@ pub fn open_json(r: &OpenReport<'_>) -> Value {
             "producerId": a.producer_id,
             "producerEpoch": a.producer_epoch,
             "coordinatorEpoch": a.coordinator_epoch,
-            "command": abort_command(a),
+            "command": (r.verdict.status == Status::Hanging).then(|| abort_command(a)),
         },
     }})
 }
@@ -158,20 +164,33 @@ pub fn write_open_text(w: &mut impl Write, r: &OpenReport<'_>) -> io::Result<()>
         p.last_stable_offset,
         p.log_end_offset
     )?;
-    let verdict = if r.verdict.hanging {
-        "HANGING"
-    } else {
-        "not hanging"
+    let verdict = match r.verdict.status {
+        Status::Hanging => "HANGING",
+        Status::NotHanging => "not hanging",
+        Status::Unknown => "UNKNOWN",
     };
     writeln!(w, "  {verdict}: {}", r.verdict.reason)?;
-    if r.verdict.hanging {
-        let a = &r.abort;
-        writeln!(w, "  abort it: {}", abort_command(a))?;
-        writeln!(
+    let a = &r.abort;
+    match r.verdict.status {
+        Status::Hanging => {
+            writeln!(w, "  abort it: {}", abort_command(a))?;
+            writeln!(
+                w,
+                "  (brokers before 3.0: --producer-id {} --producer-epoch {} --coordinator-epoch {} instead of --start-offset)",
+                a.producer_id, a.producer_epoch, a.coordinator_epoch
+            )?;
+        }
+        Status::Unknown => writeln!(
             w,
-            "  (brokers before 3.0: --producer-id {} --producer-epoch {} --coordinator-epoch {} instead of --start-offset)",
-            a.producer_id, a.producer_epoch, a.coordinator_epoch
-        )?;
+            "  if it does hang, abort would need --topic {} --partition {} --start-offset {} (before 3.0: --producer-id {} --producer-epoch {} --coordinator-epoch {})",
+            a.topic,
+            a.partition,
+            a.start_offset,
+            a.producer_id,
+            a.producer_epoch,
+            a.coordinator_epoch
+        )?,
+        Status::NotHanging => {}
     }
     Ok(())
 }

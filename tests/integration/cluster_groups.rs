@@ -450,6 +450,7 @@ fn an_open_transaction_the_coordinator_lacks_is_hanging() {
         &log_dir.join("__transaction_state-0"),
     );
     copy_dir(&root().join("transactional/txn-0"), &log_dir.join("txn-0"));
+    empty_coordinator_partitions(&log_dir, 1..50);
     let last = expected["lastTimestamp"].as_i64().unwrap();
     let (open, out) = open_transactions(&log_dir, last + 900_001);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -493,11 +494,163 @@ fn an_open_transaction_the_coordinator_lacks_is_hanging() {
     let (open, out) = open_transactions(&log_dir, last + 1000);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(open[0]["hanging"], json!(false));
-    // Without the coordinator's partition nothing can be told.
-    std::fs::remove_dir_all(log_dir.join("__transaction_state-0")).unwrap();
+    // Without the coordinator's partitions nothing can be told.
+    for n in 0..50 {
+        std::fs::remove_dir_all(log_dir.join(format!("__transaction_state-{n}"))).unwrap();
+    }
+    let (open, out) = open_transactions(&log_dir, last + 900_001);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(open[0]["hanging"], Value::Null);
+    assert_eq!(open[0]["verdict"], json!("unknown"));
+    assert!(
+        open[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("unknown: 0 of 50 coordinator partitions read")
+    );
+}
+
+/// Empty `__transaction_state-N` partitions (one empty segment each), as a
+/// broker leaves them for coordinator partitions no id hashed to.
+fn empty_coordinator_partitions(log_dir: &Path, numbers: std::ops::Range<i32>) {
+    for n in numbers {
+        let dir = log_dir.join(format!("__transaction_state-{n}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("00000000000000000000.log"), b"").unwrap();
+    }
+}
+
+#[test]
+fn a_transaction_is_not_called_hanging_while_a_coordinator_partition_is_unread() {
+    let expected = open_in_txn_view();
+    let last = expected["lastTimestamp"].as_i64().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let log_dir = tmp.path().join("logdir");
+    copy_dir(
+        &root().join("internal-transaction-state/__transaction_state-0"),
+        &log_dir.join("__transaction_state-0"),
+    );
+    copy_dir(&root().join("transactional/txn-0"), &log_dir.join("txn-0"));
+    // 49 of the default 50: partition 49 might hold the producer's id.
+    empty_coordinator_partitions(&log_dir, 1..49);
+    let (open, out) = open_transactions(&log_dir, last + 900_001);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let t = &open[0];
+    assert_eq!(t["verdict"], json!("unknown"), "{t}");
+    assert_eq!(t["hanging"], Value::Null);
+    assert!(
+        t["reason"]
+            .as_str()
+            .unwrap()
+            .contains("unknown: 49 of 50 coordinator partitions read"),
+        "{t}"
+    );
+    assert_eq!(t["abort"]["command"], Value::Null, "{t}");
+    assert_eq!(t["abort"]["startOffset"], expected["currentTxnFirstOffset"]);
+    assert!(
+        err.contains("49 of 50 __transaction_state partitions read"),
+        "{err}"
+    );
+    // In words: no abort command offered as the fix, only what it would need.
+    let out = kseg([
+        "transactions",
+        log_dir.to_str().unwrap(),
+        "--now",
+        &(last + 900_001).to_string(),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("  UNKNOWN: "), "{text}");
+    assert!(!text.contains("abort it:"), "{text}");
+    assert!(
+        text.contains("if it does hang, abort would need --topic txn --partition 0"),
+        "{text}"
+    );
+    // A coordinator partition outside 0..N-1 does not complete it.
+    empty_coordinator_partitions(&log_dir, 50..51);
     let (open, _) = open_transactions(&log_dir, last + 900_001);
-    assert_eq!(open[0]["hanging"], json!(false));
-    assert!(open[0]["reason"].as_str().unwrap().contains("unknown"));
+    assert_eq!(open[0]["verdict"], json!("unknown"));
+    // The 50th makes it complete.
+    empty_coordinator_partitions(&log_dir, 49..50);
+    let (open, out) = open_transactions(&log_dir, last + 900_001);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(open[0]["verdict"], json!("hanging"));
+    assert!(open[0]["abort"]["command"].is_string());
+}
+
+/// The transactional ids `kseg transactions --json` prints, by id.
+fn printed_ids(paths: &[&Path]) -> (BTreeMap<String, Value>, String) {
+    let mut args = vec!["transactions".to_string(), "--json".to_string()];
+    args.extend(paths.iter().map(|p| p.to_str().unwrap().to_string()));
+    let out = kseg(args);
+    let ids = json_lines(&out)
+        .into_iter()
+        .filter_map(|o| Some((o.get("transactionalId")?.as_str()?.to_string(), o)))
+        .collect();
+    (ids, stderr(&out))
+}
+
+#[test]
+fn of_two_replicas_of_a_coordinator_partition_the_longer_one_is_loaded() {
+    // Replica a holds all of __transaction_state-0, replica b (later in
+    // path order) its segments before offset 77 only.
+    let tmp = tempfile::tempdir().unwrap();
+    let full = tmp.path().join("a").join("__transaction_state-0");
+    let short = tmp.path().join("b").join("__transaction_state-0");
+    let source = root().join("internal-transaction-state/__transaction_state-0");
+    copy_dir(&source, &full);
+    copy_dir(&source, &short);
+    for entry in std::fs::read_dir(&short).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if name
+            .get(..20)
+            .and_then(|b| b.parse::<i64>().ok())
+            .is_some_and(|b| b >= 77)
+        {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let (alone, _) = printed_ids(&[&full]);
+    let (short_alone, _) = printed_ids(&[&short]);
+    assert_ne!(alone, short_alone, "the cut must change some id");
+    let (both, err) = printed_ids(&[&full, &short]);
+    assert_eq!(both, alone);
+    assert!(
+        err.contains(&format!(
+            "__transaction_state-0: two replicas; loading {}",
+            full.display()
+        )),
+        "{err}"
+    );
+    // The same for __consumer_offsets-0: each group once, from the longer.
+    let full = tmp.path().join("c").join(OFFSETS_DIR);
+    let short = tmp.path().join("d").join(OFFSETS_DIR);
+    copy_dir(&root().join(OFFSETS).join(OFFSETS_DIR), &full);
+    let cut_log_dir = offsets_log_dir(&tmp.path().join("cut"), Some(82));
+    copy_dir(&cut_log_dir.join(OFFSETS_DIR), &short);
+    let out = kseg([
+        "groups",
+        full.to_str().unwrap(),
+        short.to_str().unwrap(),
+        "--json",
+    ]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let printed: Vec<Value> = json_lines(&out);
+    let names: Vec<&str> = printed
+        .iter()
+        .map(|g| g["group"].as_str().unwrap())
+        .collect();
+    let unique: BTreeSet<&str> = names.iter().copied().collect();
+    assert_eq!(names.len(), unique.len(), "{names:?}");
+    let alone = groups_json(&full);
+    let both: BTreeMap<String, Value> = printed
+        .into_iter()
+        .map(|g| (g["group"].as_str().unwrap().to_string(), g))
+        .collect();
+    assert_eq!(both, alone);
+    assert!(err.contains("two replicas; loading"), "{err}");
 }
 
 #[test]
@@ -632,6 +785,7 @@ fn an_open_transaction_the_coordinator_still_has_in_flight_does_not_hang() {
         &root().join("internal-transaction-state/__transaction_state-0"),
         &log_dir.join("__transaction_state-0"),
     );
+    empty_coordinator_partitions(&log_dir, 1..50);
     write_open_transaction(&log_dir.join(format!("{topic}-{}", in_txn[0])), producer);
     write_open_transaction(&log_dir.join(format!("{topic}-{outside}")), producer);
     let (open, out) = open_transactions(&log_dir, 1_800_000_000_000);
@@ -653,4 +807,186 @@ fn an_open_transaction_the_coordinator_still_has_in_flight_does_not_hang() {
     );
     assert_eq!(stray["abort"]["startOffset"], json!(0));
     assert_eq!(stray["abort"]["coordinatorEpoch"], json!(0));
+}
+
+#[test]
+fn the_load_stops_at_the_first_batch_that_fails_its_crc_as_recovery_truncates_there() {
+    // Batch 82 damaged: what loads is what loads from the log cut there,
+    // later batches and segments included in neither.
+    let v = view(OFFSETS);
+    let (segment, batch) = batches(&v)
+        .into_iter()
+        .find(|(_, b)| b["baseOffset"] == json!(82))
+        .unwrap();
+    let position = batch["position"].as_u64().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let log_dir = offsets_log_dir(tmp.path(), None);
+    let log = log_dir.join(OFFSETS_DIR).join(format!("{segment:020}.log"));
+    let mut bytes = std::fs::read(&log).unwrap();
+    let at = usize::try_from(position).unwrap() + 70;
+    bytes[at] ^= 0x01;
+    std::fs::write(&log, &bytes).unwrap();
+    let out = kseg(["groups", log_dir.to_str().unwrap(), "--json"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{}: at byte {position}:", log.display())),
+        "{err}"
+    );
+    assert!(err.contains("truncates the log here"), "{err}");
+    assert!(err.contains("the records before offset 82"), "{err}");
+    let damaged: BTreeMap<String, Value> = json_lines(&out)
+        .into_iter()
+        .map(|g| (g["group"].as_str().unwrap().to_string(), g))
+        .collect();
+    let cut = tempfile::tempdir().unwrap();
+    let expected = groups_json(&offsets_log_dir(cut.path(), Some(82)));
+    let whole = tempfile::tempdir().unwrap();
+    assert_ne!(expected, groups_json(&offsets_log_dir(whole.path(), None)));
+    assert_eq!(damaged, expected);
+}
+
+#[test]
+fn a_record_of_an_unknown_type_is_skipped_as_kafka_skips_it() {
+    use kseg::fixture::{PartitionWriter, WriterConfig};
+    use kseg::format::encode::{BatchSpec, RecordSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(OFFSETS_DIR);
+    let config = WriterConfig {
+        segment_bytes: 1 << 20,
+        index_interval_bytes: 4096,
+    };
+    let mut w = PartitionWriter::create(&dir, config).unwrap();
+    w.append(BatchSpec {
+        records: vec![RecordSpec {
+            timestamp: 1_733_223_647_400,
+            key: Some(vec![0x7f, 0xff, 0, 0]),
+            value: Some(vec![0, 0]),
+            ..RecordSpec::default()
+        }],
+        ..BatchSpec::default()
+    })
+    .unwrap();
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    let out = kseg(["groups", dir.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "offset 0: record type 32767 has no schema; Kafka skips it (unknown record type)"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("fails"), "{err}");
+}
+
+#[test]
+fn a_transaction_completed_past_the_high_watermark_still_holds_the_last_stable_offset() {
+    // By hand from the view: each transaction of txn-0 after the producer
+    // snapshot at 136, as (first offset, marker offset), and the open one.
+    let v = view("transactional");
+    let mut first: BTreeMap<i64, i64> = BTreeMap::new();
+    let mut completed = Vec::new();
+    for (_, b) in batches(&v) {
+        let pid = b["producerId"].as_i64().unwrap();
+        let base = b["baseOffset"].as_i64().unwrap();
+        if base < 136 {
+            continue;
+        }
+        if b["isControl"] == json!(true) {
+            if let Some(f) = first.remove(&pid) {
+                completed.push((f, base));
+            }
+        } else if b["isTransactional"] == json!(true) {
+            first.entry(pid).or_insert(base);
+        }
+    }
+    let open = *first.values().min().unwrap();
+    // A transaction begun before the open one and ended after it: a high
+    // watermark between its marker and the open one's start.
+    let &(begun, marker) = completed
+        .iter()
+        .find(|(f, m)| *f < open && *m > open + 1)
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let log_dir = tmp.path().join("logdir");
+    copy_dir(&root().join("transactional/txn-0"), &log_dir.join("txn-0"));
+    // Without the snapshot at the log end the broker replays from 136.
+    std::fs::remove_file(log_dir.join("txn-0/00000000000000000239.snapshot")).unwrap();
+    let lso = |hw: i64| {
+        std::fs::write(
+            log_dir.join("replication-offset-checkpoint"),
+            format!("0\n1\ntxn 0 {hw}\n"),
+        )
+        .unwrap();
+        let (open, out) = open_transactions(&log_dir, 0);
+        assert!(out.status.code().is_some(), "{}", stderr(&out));
+        open[0]["lastStableOffset"].as_i64().unwrap()
+    };
+    // Its marker at or past the high watermark: it is unreplicated.
+    assert_eq!(lso(marker), begun);
+    // Below it: replicated; the earliest unstable is the earliest of the
+    // open one and those ended at or past the high watermark.
+    let expected = completed
+        .iter()
+        .filter(|(_, m)| *m > marker)
+        .map(|(f, _)| *f)
+        .chain([open])
+        .min()
+        .unwrap();
+    assert_eq!(lso(marker + 1), expected);
+}
+
+#[test]
+fn a_transaction_log_key_of_an_unknown_version_is_skipped_as_kafka_skips_it() {
+    use kseg::fixture::{PartitionWriter, WriterConfig};
+    use kseg::format::encode::{BatchSpec, RecordSpec};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("__transaction_state-0");
+    let config = WriterConfig {
+        segment_bytes: 1 << 20,
+        index_interval_bytes: 4096,
+    };
+    let mut w = PartitionWriter::create(&dir, config).unwrap();
+    w.append(BatchSpec {
+        records: vec![RecordSpec {
+            timestamp: 1_733_223_647_400,
+            key: Some(vec![0, 9, 0, 1, b'x']),
+            value: Some(vec![0, 0]),
+            ..RecordSpec::default()
+        }],
+        ..BatchSpec::default()
+    })
+    .unwrap();
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    let out = kseg(["transactions", dir.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!err.contains("does not decode"), "{err}");
+}
+
+#[test]
+fn the_coordinator_partition_count_is_looked_for_in_the_log_dirs_metadata_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log_dir = tmp.path().join("logdir");
+    copy_dir(
+        &root().join("internal-transaction-state/__transaction_state-0"),
+        &log_dir.join("__transaction_state-0"),
+    );
+    copy_dir(&root().join("transactional/txn-0"), &log_dir.join("txn-0"));
+    copy_dir(
+        &root().join("internal-cluster-metadata/__cluster_metadata-0"),
+        &log_dir.join("__cluster_metadata-0"),
+    );
+    let (open, out) = open_transactions(&log_dir, 1_800_000_000_000);
+    let err = stderr(&out);
+    assert_eq!(open[0]["verdict"], json!("unknown"));
+    // The corpus image has no __transaction_state topic: the default, said so.
+    assert!(
+        err.contains(&format!(
+            "1 of 50 __transaction_state partitions read (N from transaction.state.log.num.partitions' default, as the metadata image in {} has no __transaction_state topic)",
+            log_dir.display()
+        )),
+        "{err}"
+    );
 }

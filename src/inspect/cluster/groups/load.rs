@@ -4,7 +4,13 @@
 //! and handed on with its batch's producer id, each COMMIT or ABORT marker
 //! handed on as the end of that producer's transaction. Only one batch is
 //! in memory at a time; what does not read is reported with its file and
-//! byte position, and reading goes on past it where it can.
+//! byte position. Reading stops at the first damaged batch (one that does
+//! not frame, fails its CRC or whose records do not parse) and at bytes
+//! that are not a batch: the broker's log recovery truncates the log there
+//! and deletes the segments after it before a coordinator loads
+//! (`LogLoader.recoverLog`,
+//! storage/src/main/java/org/apache/kafka/storage/internals/log/LogLoader.java:487-491),
+//! so the state is the one of the records before it.
 
 use std::ops::ControlFlow;
 use std::path::Path;
@@ -33,6 +39,15 @@ pub enum LoadEvent<'a> {
         key: &'a Value,
         /// The decoded value's `data`, `None` for a tombstone.
         value: Option<&'a Value>,
+    },
+    /// A record whose key's type (`__consumer_offsets`) or version
+    /// (`__transaction_state`) no schema describes, which Kafka's loader
+    /// skips.
+    UnknownType {
+        /// Offset of the record.
+        offset: i64,
+        /// The key's record type or version.
+        record_type: i16,
     },
     /// A COMMIT (`commit`) or ABORT marker.
     Marker {
@@ -68,6 +83,10 @@ struct Walk<'v> {
     problems: Capped<LoadProblem>,
     scratch: Vec<u8>,
     visit: &'v mut dyn FnMut(LoadEvent<'_>),
+    /// One past the last offset read.
+    next_offset: Option<i64>,
+    /// Reading stopped at damage.
+    stopped: bool,
 }
 
 impl Walk<'_> {
@@ -79,23 +98,49 @@ impl Walk<'_> {
         });
     }
 
-    fn batch(&mut self, batch: &FileBatch<'_>) {
+    /// Damage at `position`: the load stops there.
+    fn stop(&mut self, position: u64, what: impl std::fmt::Display, cut: &str) {
+        let reached = self.next_offset.map_or("no record".to_string(), |n| {
+            format!("the records before offset {n}")
+        });
+        self.problem(
+            position,
+            format!("{what}; {cut}, so the state loaded is that of {reached}"),
+        );
+        self.stopped = true;
+    }
+
+    fn batch(&mut self, batch: &FileBatch<'_>) -> ControlFlow<()> {
+        const TRUNCATES: &str =
+            "Kafka's log recovery truncates the log here and deletes the segments after it";
         let summary = match batch.summary(&mut self.scratch, DEFAULT_DECOMPRESS_LIMIT) {
             Ok(s) => s,
             Err(e) => {
-                self.problem(e.offset, format!("{}; batch skipped", e.kind));
-                return;
+                self.stop(e.offset, e.kind, TRUNCATES);
+                return ControlFlow::Break(());
             }
         };
-        if !batch.is_valid() {
-            self.problem(
-                summary.position,
-                "the batch's CRC does not match (the loader does not check CRCs; replayed as read)"
-                    .to_string(),
-            );
+        if let Err(e) = batch.ensure_valid() {
+            self.stop(summary.position, e.kind, TRUNCATES);
+            return ControlFlow::Break(());
         }
         let mut scratch = std::mem::take(&mut self.scratch);
         let decoded = batch.records(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
+        if let Some(e) = &decoded.error {
+            let what = format!(
+                "records of the batch at byte {}: {}",
+                summary.position, e.kind
+            );
+            let offset = e.offset;
+            drop(decoded);
+            self.scratch = scratch;
+            self.stop(
+                offset,
+                what,
+                "the batch's CRC holds, so recovery keeps it, and Kafka's loader fails on it",
+            );
+            return ControlFlow::Break(());
+        }
         for record in &decoded.records {
             if summary.is_control {
                 let Ok(marker) = parse_control_record(record) else {
@@ -117,6 +162,13 @@ impl Walk<'_> {
             let (key, value) = match (&d.key, &d.value) {
                 (Decoded::Json(k), Decoded::Json(v)) => (k, v.get("data")),
                 (Decoded::Json(k), Decoded::Null) => (k, None),
+                (Decoded::Failed(_), _) if unknown_record_type(self.topic, record.key) => {
+                    (self.visit)(LoadEvent::UnknownType {
+                        offset: record.offset,
+                        record_type: record_type(record.key).unwrap_or(-1),
+                    });
+                    continue;
+                }
                 (Decoded::Failed(why), _) | (_, Decoded::Failed(why)) => {
                     let why = why.clone();
                     self.problem(
@@ -137,17 +189,37 @@ impl Walk<'_> {
                 value,
             });
         }
-        if let Some(e) = decoded.error {
-            self.problem(
-                e.offset,
-                format!(
-                    "records of the batch at byte {}: {}",
-                    summary.position, e.kind
-                ),
-            );
-        }
         drop(decoded);
         self.scratch = scratch;
+        self.next_offset = Some(summary.last_offset + 1);
+        ControlFlow::Continue(())
+    }
+}
+
+/// The 2-byte record type a coordinator record's key opens with.
+fn record_type(key: Option<&[u8]>) -> Option<i16> {
+    let bytes = key?.get(..2)?;
+    Some(i16::from_be_bytes([bytes[0], bytes[1]]))
+}
+
+/// Whether `key` is of a type Kafka's loader skips: a `__consumer_offsets`
+/// record type no schema describes (its serde throws
+/// `UnknownRecordTypeException` and the loader skips the record,
+/// core/src/main/scala/kafka/coordinator/group/CoordinatorLoaderImpl.scala:172-175),
+/// or a `__transaction_state` key version outside `TransactionLogKey`'s
+/// (an `UnknownKey`, skipped by `TransactionStateManager.loadTransactionMetadata`,
+/// core/src/main/scala/kafka/coordinator/transaction/TransactionLog.scala:96-106).
+fn unknown_record_type(topic: InternalTopic, key: Option<&[u8]>) -> bool {
+    let (Some(t), Ok(registry)) = (record_type(key), crate::schema::registry::registry()) else {
+        return false;
+    };
+    let folder = topic.schema_folder();
+    match topic {
+        InternalTopic::ConsumerOffsets => registry.coordinator_key(folder, t).is_none(),
+        InternalTopic::TransactionState => registry
+            .by_name(folder, "TransactionLogKey")
+            .is_some_and(|spec| !spec.valid_versions.contains(t)),
+        _ => false,
     }
 }
 
@@ -166,24 +238,24 @@ pub fn load_partition(
         problems: Capped::default(),
         scratch: Vec::new(),
         visit,
+        next_offset: None,
+        stopped: false,
     };
     for segment in &partition.segments {
         let path = segment.log_path();
         walk.file = path.display().to_string();
-        let end = walk_batches(&path, |batch| {
-            walk.batch(batch);
-            ControlFlow::Continue(())
-        })?;
-        if let Some(err) = end {
-            walk.problem(
+        let end = walk_batches(&path, |batch| walk.batch(batch))?;
+        if let Some(err) = end.filter(|_| !walk.stopped) {
+            walk.stop(
                 err.offset,
-                format!(
-                    "{}; the bytes from there to the end of the segment are not batches (Kafka's recovery truncates them; see `kseg verify`)",
-                    err.kind
-                ),
+                format_args!("{}: not a batch", err.kind),
+                "Kafka's log recovery truncates the log here and deletes the segments after it (see `kseg verify`)",
             );
         }
         progress(file_len(&path));
+        if walk.stopped {
+            break;
+        }
     }
     Ok(walk.problems)
 }

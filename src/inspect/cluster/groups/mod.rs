@@ -9,5 +9,6 @@ pub mod lag;
 pub mod load;
 pub mod offsets;
 pub mod replay;
+pub mod replicas;
 pub mod shard;
 pub mod state;

@@ -3,7 +3,11 @@
 //! `OffsetMetadataManager.replay` (types 0 and 1) and
 //! `GroupMetadataManager.replay` (2 to 14), and end markers to
 //! `replayEndTransactionMarker`. Where Kafka's replay would throw and fail
-//! the load, a note says so and the record is skipped.
+//! the load, a note says so and the record is skipped: a consumer group
+//! record for a group of another type (a "simple" classic group, made by
+//! offset commits alone, is replaced silently), a share group record for a
+//! group of another type, or one that needs the share group and finds
+//! none (`getOrMaybeCreatePersisted{Consumer,Share}Group`).
 
 use std::collections::BTreeMap;
 
@@ -149,6 +153,37 @@ impl CoordinatorState {
         }
     }
 
+    /// The group `getOrMaybeCreatePersisted{Consumer,Share}Group` hands the
+    /// replay, `Ok(None)` when a consumer group's record is to be ignored
+    /// (a tombstone for a group that does not exist), `Err` where Kafka
+    /// throws (GroupMetadataManager.java:846-875 and 984-1006).
+    fn persisted(
+        &mut self,
+        id: &str,
+        group_type: GroupType,
+        create: bool,
+    ) -> Result<Option<&mut Group>, String> {
+        let existing = self.groups.get(id).map(|g| (g.group_type, g.is_simple()));
+        match (existing, group_type) {
+            (None, GroupType::Consumer) if !create => Ok(None),
+            (None, _) if !create => Err(format!(
+                "share group {id} does not exist (the record needs it)"
+            )),
+            (Some((t, _)), _) if t == group_type => Ok(self.groups.get_mut(id)),
+            // A simple classic group, made by offset commits alone, is
+            // replaced by the consumer group silently.
+            (None, _) | (Some((GroupType::Classic, true)), GroupType::Consumer) => {
+                self.groups.insert(id.to_string(), Group::new(group_type));
+                Ok(self.groups.get_mut(id))
+            }
+            (Some((t, _)), _) => Err(format!(
+                "group {id} is a {} group, not a {} group",
+                t.name(),
+                group_type.name()
+            )),
+        }
+    }
+
     fn modern(
         &mut self,
         offset: i64,
@@ -159,85 +194,120 @@ impl CoordinatorState {
     ) {
         let Some(id) = text(k, "groupId") else { return };
         let member_id = text(k, "memberId").unwrap_or_default().to_string();
-        if value.is_none() && !self.groups.contains_key(id) {
-            return; // a tombstone for a group that does not exist is ignored
+        let share = group_type == GroupType::Share;
+        // Share groups' partition metadata, target assignment and current
+        // assignment records need the group (createIfNotExists=false,
+        // GroupMetadataManager.java:3625-3745); every other record creates
+        // it unless it is a tombstone.
+        let create = value.is_some()
+            && !(share
+                && matches!(
+                    family,
+                    Modern::PartitionMetadata
+                        | Modern::TargetAssignmentEpoch
+                        | Modern::TargetAssignmentMember
+                        | Modern::CurrentAssignment
+                ));
+        let outcome = match self.persisted(id, group_type, create) {
+            Ok(None) => return,
+            Ok(Some(group)) => Self::apply_modern(group, share, family, &member_id, value),
+            Err(why) => Outcome::Refused(why),
+        };
+        match outcome {
+            Outcome::Applied => {}
+            Outcome::RemoveGroup => {
+                self.groups.remove(id);
+            }
+            Outcome::Refused(why) => self.notes.push(format!(
+                "offset {offset}: {why} in group {id}; Kafka's replay throws here and the load fails; skipped"
+            )),
         }
-        let group = self
-            .groups
-            .entry(id.to_string())
-            .or_insert_with(|| Group::new(group_type));
-        if group.group_type != group_type {
-            self.notes.push(format!(
-                "offset {offset}: a {} group record for {id}, a {} group; it replaces it",
-                group_type.name(),
-                group.group_type.name()
-            ));
-            *group = Group::new(group_type);
-        }
-        let refusal = match (family, value) {
+    }
+
+    /// One record of `family` applied to `group`.
+    fn apply_modern(
+        group: &mut Group,
+        share: bool,
+        family: Modern,
+        member_id: &str,
+        value: Option<&Value>,
+    ) -> Outcome {
+        let refuse = |why: &str| Outcome::Refused(why.to_string());
+        match (family, value) {
             (Modern::GroupEpoch, Some(v)) => {
                 group.group_epoch = epoch(v, "epoch");
-                None
+                Outcome::Applied
             }
             (Modern::GroupEpoch, None) => {
-                let emptied = group.members.is_empty()
-                    && group.target_assignment.is_empty()
-                    && group.assignment_epoch == -1;
-                if emptied {
-                    self.groups.remove(id);
-                    None
+                if !group.members.is_empty() {
+                    refuse("a group tombstone while members remain")
+                } else if !group.target_assignment.is_empty() {
+                    refuse("a group tombstone while target assignments remain")
+                } else if group.assignment_epoch != -1 {
+                    refuse("a group tombstone before the target assignment epoch's tombstone")
                 } else {
-                    Some(
-                        "a group tombstone while members, target assignments or an assignment epoch remain",
-                    )
+                    Outcome::RemoveGroup
                 }
             }
             (Modern::PartitionMetadata, v) => {
                 group.partition_metadata = v.cloned();
-                None
+                Outcome::Applied
             }
             (Modern::MemberMetadata, Some(v)) => {
-                group.members.entry(member_id).or_default().metadata = Some(v.clone());
-                None
+                group
+                    .members
+                    .entry(member_id.to_string())
+                    .or_default()
+                    .metadata = Some(v.clone());
+                Outcome::Applied
             }
-            (Modern::MemberMetadata, None) => match group.members.get(&member_id) {
-                None => None,
+            (Modern::MemberMetadata, None) => match group.members.get(member_id) {
+                None if share => refuse("a member tombstone for a member the share group lacks"),
+                None => Outcome::Applied,
                 Some(m) if m.member_epoch != LEAVE_GROUP_MEMBER_EPOCH => {
-                    Some("a member tombstone before its current assignment's tombstone")
+                    refuse("a member tombstone before its current assignment's tombstone")
                 }
-                Some(_) if group.target_assignment.contains_key(&member_id) => {
-                    Some("a member tombstone before its target assignment's tombstone")
+                Some(_) if group.target_assignment.contains_key(member_id) => {
+                    refuse("a member tombstone before its target assignment's tombstone")
                 }
                 Some(_) => {
-                    group.members.remove(&member_id);
-                    None
+                    group.members.remove(member_id);
+                    Outcome::Applied
                 }
             },
             (Modern::TargetAssignmentEpoch, Some(v)) => {
                 group.assignment_epoch = epoch(v, "assignmentEpoch");
-                None
+                Outcome::Applied
+            }
+            (Modern::TargetAssignmentEpoch, None) if !group.target_assignment.is_empty() => {
+                refuse("a target assignment epoch tombstone while member target assignments remain")
             }
             (Modern::TargetAssignmentEpoch, None) => {
                 group.assignment_epoch = -1;
-                None
+                Outcome::Applied
             }
             (Modern::TargetAssignmentMember, Some(v)) => {
-                group.target_assignment.insert(member_id, v.clone());
-                None
+                group
+                    .target_assignment
+                    .insert(member_id.to_string(), v.clone());
+                Outcome::Applied
             }
             (Modern::TargetAssignmentMember, None) => {
-                group.target_assignment.remove(&member_id);
-                None
+                group.target_assignment.remove(member_id);
+                Outcome::Applied
+            }
+            (Modern::CurrentAssignment, _) if share && !group.members.contains_key(member_id) => {
+                refuse("a current assignment for a member the share group lacks")
             }
             (Modern::CurrentAssignment, Some(v)) => {
-                let member = group.members.entry(member_id).or_default();
+                let member = group.members.entry(member_id.to_string()).or_default();
                 member.member_epoch = epoch(v, "memberEpoch");
                 member.state = int(v, "state").unwrap_or(0);
                 member.current_assignment = Some(v.clone());
-                None
+                Outcome::Applied
             }
             (Modern::CurrentAssignment, None) => {
-                if let Some(member) = group.members.get_mut(&member_id) {
+                if let Some(member) = group.members.get_mut(member_id) {
                     *member = ModernMember {
                         metadata: member.metadata.take(),
                         current_assignment: None,
@@ -245,15 +315,20 @@ impl CoordinatorState {
                         state: 0,
                     };
                 }
-                None
+                Outcome::Applied
             }
-        };
-        if let Some(why) = refusal {
-            self.notes.push(format!(
-                "offset {offset}: {why} in group {id}; Kafka's replay throws here and the load fails; skipped"
-            ));
         }
     }
+}
+
+/// What one modern group record does.
+enum Outcome {
+    /// Applied to the group.
+    Applied,
+    /// A group tombstone Kafka accepts: the group goes.
+    RemoveGroup,
+    /// Kafka's replay throws, for this reason.
+    Refused(String),
 }
 
 #[cfg(test)]
@@ -304,9 +379,87 @@ mod tests {
         );
         s.apply(3, -1, &member, None);
         assert!(s.groups["c"].members.is_empty());
+        // A new group's assignment epoch is 0, not -1: its tombstone must
+        // come before the group's (ModernGroup's TimelineInteger starts at 0).
+        assert_eq!(s.groups["c"].assignment_epoch, 0);
         s.apply(4, -1, &key("3", json!({"groupId": "c"})), None);
-        assert!(s.groups.is_empty());
-        s.apply(5, -1, &key("15", json!({"groupId": "s"})), None);
         assert_eq!(s.notes.items.len(), 2);
+        assert!(s.groups.contains_key("c"));
+        s.apply(5, -1, &key("6", json!({"groupId": "c"})), None);
+        s.apply(6, -1, &key("3", json!({"groupId": "c"})), None);
+        assert!(s.groups.is_empty());
+        s.apply(7, -1, &key("15", json!({"groupId": "s"})), None);
+        assert_eq!(s.notes.items.len(), 3);
+    }
+
+    fn commit(s: &mut CoordinatorState, offset: i64, group: &str) {
+        let k = key("1", json!({"group": group, "topic": "t", "partition": 0}));
+        s.apply(
+            offset,
+            -1,
+            &k,
+            Some(&json!({"offset": 5, "commitTimestamp": 1})),
+        );
+    }
+
+    #[test]
+    fn a_consumer_group_replaces_only_a_simple_classic_group() {
+        let mut s = CoordinatorState::default();
+        commit(&mut s, 0, "simple");
+        s.apply(
+            1,
+            -1,
+            &key("3", json!({"groupId": "simple"})),
+            Some(&json!({"epoch": 4})),
+        );
+        assert!(s.notes.is_empty(), "{:?}", s.notes);
+        assert_eq!(s.groups["simple"].group_type, GroupType::Consumer);
+        assert_eq!(s.groups["simple"].group_epoch, 4);
+        s.apply(
+            2,
+            -1,
+            &key("2", json!({"group": "classic"})),
+            Some(&json!({"protocolType": "consumer", "generation": 1, "members": []})),
+        );
+        s.apply(
+            3,
+            -1,
+            &key("3", json!({"groupId": "classic"})),
+            Some(&json!({"epoch": 1})),
+        );
+        assert_eq!(s.groups["classic"].group_type, GroupType::Classic);
+        assert!(
+            s.notes.items[0].contains("is a classic group, not a consumer group")
+                && s.notes.items[0].contains("the load fails"),
+            "{:?}",
+            s.notes
+        );
+    }
+
+    #[test]
+    fn share_group_records_need_a_share_group() {
+        let mut s = CoordinatorState::default();
+        // Even a simple classic group is not replaced by a share group.
+        commit(&mut s, 0, "g");
+        s.apply(
+            1,
+            -1,
+            &key("11", json!({"groupId": "g"})),
+            Some(&json!({"epoch": 1})),
+        );
+        assert_eq!(s.groups["g"].group_type, GroupType::Classic);
+        assert!(s.notes.items[0].contains("not a share group"));
+        // Partition metadata, target and current assignments of a share
+        // group that does not exist: Kafka throws.
+        for (i, t) in ["9", "12", "13", "14"].into_iter().enumerate() {
+            let k = key(t, json!({"groupId": "missing", "memberId": "m"}));
+            s.apply(2, -1, &k, Some(&json!({})));
+            assert_eq!(s.notes.items.len(), i + 2, "type {t}");
+            assert!(s.notes.items[i + 1].contains("share group missing does not exist"));
+        }
+        assert!(!s.groups.contains_key("missing"));
+        // So does a tombstone for one.
+        s.apply(3, -1, &key("11", json!({"groupId": "missing"})), None);
+        assert_eq!(s.notes.items.len(), 6);
     }
 }

@@ -33,13 +33,20 @@ pub fn load_shard(
         partition,
         InternalTopic::ConsumerOffsets,
         progress,
-        &mut |event| match event {
+        &mut |event| {
+            match event {
             LoadEvent::Record {
                 offset,
                 producer_id,
                 key,
                 value,
             } => state.apply(offset, producer_id, key, value),
+            LoadEvent::UnknownType {
+                offset,
+                record_type,
+            } => state.notes.push(format!(
+                "offset {offset}: record type {record_type} has no schema; Kafka skips it (unknown record type)"
+            )),
             LoadEvent::Marker {
                 producer_id,
                 commit,
@@ -47,6 +54,7 @@ pub fn load_shard(
             } => {
                 state.end_transaction(producer_id, commit);
             }
+        }
         },
     )?;
     Ok(Shard {

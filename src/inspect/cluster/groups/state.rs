@@ -58,7 +58,8 @@ pub struct Group {
     pub classic: Option<Value>,
     /// Modern groups: the group epoch (`…GroupMetadataValue.epoch`).
     pub group_epoch: i32,
-    /// Modern groups: the target assignment epoch (-1 when none).
+    /// Modern groups: the target assignment epoch (0 for a new group, as
+    /// `ModernGroup`'s `TimelineInteger` starts; -1 after its tombstone).
     pub assignment_epoch: i32,
     /// Modern groups: members by id.
     pub members: BTreeMap<String, ModernMember>,
@@ -75,11 +76,20 @@ impl Group {
             group_type,
             classic: None,
             group_epoch: 0,
-            assignment_epoch: -1,
+            assignment_epoch: 0,
             members: BTreeMap::new(),
             target_assignment: BTreeMap::new(),
             partition_metadata: None,
         }
+    }
+
+    /// A "simple" classic group: no protocol type and no members, as
+    /// offset commits alone make it (`ClassicGroup.isSimpleGroup`,
+    /// group-coordinator/src/main/java/org/apache/kafka/coordinator/group/classic/ClassicGroup.java:289-291).
+    pub fn is_simple(&self) -> bool {
+        self.group_type == GroupType::Classic
+            && self.protocol_type().is_none()
+            && self.classic_members().is_empty()
     }
 
     fn classic_field(&self, name: &str) -> Option<&Value> {

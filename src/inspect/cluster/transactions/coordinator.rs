@@ -91,8 +91,8 @@ impl TxnMetadata {
 pub struct CoordinatorTxns {
     /// Each id's latest metadata.
     pub ids: BTreeMap<String, TxnMetadata>,
-    /// The `__transaction_state` partitions read.
-    pub partitions: Vec<String>,
+    /// The `__transaction_state` partitions read: number to directory.
+    pub read: BTreeMap<i32, String>,
     /// What did not read, with file and byte position.
     pub problems: Capped<LoadProblem>,
 }
@@ -134,7 +134,9 @@ impl CoordinatorTxns {
             },
         )?;
         self.problems.append(problems);
-        self.partitions.push(partition.name());
+        let number = partition.topic_partition.as_ref().map_or(-1, |(_, n)| *n);
+        self.read
+            .insert(number, partition.dir.display().to_string());
         Ok(())
     }
 

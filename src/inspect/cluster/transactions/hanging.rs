@@ -7,6 +7,7 @@
 //! `kafka-transactions.sh abort` then needs comes with it.
 
 use super::coordinator::CoordinatorTxns;
+use super::coverage::Coverage;
 use super::open::OpenTxn;
 
 /// Kafka's default `transaction.max.timeout.ms` (15 minutes), which
@@ -31,13 +32,36 @@ pub struct AbortSpec {
     pub coordinator_epoch: i32,
 }
 
+/// kseg's answer to "does it hang?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// No marker will come unless someone aborts it.
+    Hanging,
+    /// The coordinator will end it, or find-hanging does not count it yet.
+    NotHanging,
+    /// Some coordinator partition was not read: the transactional id of
+    /// the producer may be in it.
+    Unknown,
+}
+
+impl Status {
+    /// The status in words (`hanging`, `not hanging`, `unknown`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Hanging => "hanging",
+            Self::NotHanging => "not hanging",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
 /// What kseg concludes about one open transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verdict {
     /// Open for longer than the maximum timeout by its producer's last write.
     pub age_ms: i64,
-    /// It hangs: no marker will come unless someone aborts it.
-    pub hanging: bool,
+    /// Whether it hangs.
+    pub status: Status,
     /// Why, in words.
     pub reason: String,
     /// The transactional id the coordinator has for the producer, if any.
@@ -45,11 +69,13 @@ pub struct Verdict {
 }
 
 /// Judges `txn`, open in `topic`-`partition`, at `now_ms` against the
-/// coordinator state read from the log dir.
+/// coordinator state read from the log dir, of which `coverage` says how
+/// much of the `__transaction_state` partitions it holds.
 pub fn judge(
     txn: &OpenTxn,
     (topic, partition): (&str, i32),
     coordinator: &CoordinatorTxns,
+    coverage: &Coverage,
     now_ms: i64,
     max_timeout_ms: i64,
 ) -> Verdict {
@@ -58,14 +84,20 @@ pub fn judge(
     let transactional_id = found.map(|(id, _)| id.to_string());
     let in_flight = found.is_some_and(|(_, m)| m.in_flight_on(topic, partition));
     let coordinator_says = match found {
-        None if coordinator.partitions.is_empty() => {
-            "no __transaction_state partition is in this log dir, so what the coordinator says is unknown".to_string()
+        None if coordinator.read.is_empty() => {
+            "no __transaction_state partition is in this log dir".to_string()
         }
-        None => format!(
-            "no transactional id in {} has producer id {}",
-            coordinator.partitions.join(", "),
-            txn.producer_id
-        ),
+        None => match coordinator.read.keys().collect::<Vec<_>>().as_slice() {
+            [n] => format!(
+                "no transactional id in __transaction_state-{n} has producer id {}",
+                txn.producer_id
+            ),
+            read => format!(
+                "no transactional id in the {} __transaction_state partitions read has producer id {}",
+                read.len(),
+                txn.producer_id
+            ),
+        },
         Some((id, m)) if in_flight => format!(
             "the coordinator has {id} {} with this partition: it will write the marker",
             m.state
@@ -76,9 +108,12 @@ pub fn judge(
         ),
     };
     let old = age_ms > max_timeout_ms;
-    let judged = !coordinator.partitions.is_empty();
-    let hanging = old && judged && !in_flight;
-    let reason = if old {
+    let status = match coverage {
+        _ if !old || in_flight => Status::NotHanging,
+        Coverage::Complete => Status::Hanging,
+        Coverage::Partial { .. } => Status::Unknown,
+    };
+    let mut reason = if old {
         format!(
             "its producer has been idle longer than the maximum transaction timeout ({max_timeout_ms} ms); {coordinator_says}"
         )
@@ -87,9 +122,14 @@ pub fn judge(
             "its producer wrote within the maximum transaction timeout ({max_timeout_ms} ms), so find-hanging does not count it yet; {coordinator_says}"
         )
     };
+    if let (Status::Unknown, Coverage::Partial { read, count }) = (status, coverage) {
+        reason.push_str(&format!(
+            "; unknown: {read} of {count} coordinator partitions read, and the producer's transactional id may be in another"
+        ));
+    }
     Verdict {
         age_ms,
-        hanging,
+        status,
         reason,
         transactional_id,
     }
@@ -123,10 +163,8 @@ mod tests {
     }
 
     fn coordinator(state: &str, partitions: Vec<(String, i32)>) -> CoordinatorTxns {
-        let mut c = CoordinatorTxns {
-            partitions: vec!["__transaction_state-0".into()],
-            ..CoordinatorTxns::default()
-        };
+        let mut c = CoordinatorTxns::default();
+        c.read.insert(0, "__transaction_state-0".into());
         c.ids.insert(
             "t".into(),
             TxnMetadata {
@@ -144,31 +182,40 @@ mod tests {
     }
 
     #[test]
-    fn an_old_transaction_the_coordinator_lacks_hangs() {
-        let now = 1_000 + DEFAULT_MAX_TRANSACTION_TIMEOUT_MS + 1;
+    fn an_old_transaction_the_coordinator_lacks_hangs_only_when_every_partition_was_read() {
+        const MAX: i64 = DEFAULT_MAX_TRANSACTION_TIMEOUT_MS;
+        let now = 1_000 + MAX + 1;
         let tp = ("a", 0);
-        let v = judge(
-            &txn(),
-            tp,
-            &CoordinatorTxns::default(),
-            now,
-            DEFAULT_MAX_TRANSACTION_TIMEOUT_MS,
+        let partial = Coverage::Partial { read: 1, count: 50 };
+        let none = Coverage::Partial { read: 0, count: 50 };
+        let all = Coverage::Complete;
+        let empty = CoordinatorTxns::default();
+        assert_eq!(
+            judge(&txn(), tp, &empty, &none, now, MAX).status,
+            Status::Unknown
         );
-        assert!(!v.hanging, "unknown without a coordinator partition");
         let done = coordinator("CompleteCommit", vec![]);
-        assert!(judge(&txn(), tp, &done, now, DEFAULT_MAX_TRANSACTION_TIMEOUT_MS).hanging);
-        let ongoing = coordinator("Ongoing", vec![("a".into(), 0)]);
-        assert!(
-            !judge(
-                &txn(),
-                tp,
-                &ongoing,
-                now,
-                DEFAULT_MAX_TRANSACTION_TIMEOUT_MS
-            )
-            .hanging
+        assert_eq!(
+            judge(&txn(), tp, &done, &all, now, MAX).status,
+            Status::Hanging
         );
-        assert!(!judge(&txn(), tp, &done, 2_000, DEFAULT_MAX_TRANSACTION_TIMEOUT_MS).hanging);
+        let v = judge(&txn(), tp, &done, &partial, now, MAX);
+        assert_eq!(v.status, Status::Unknown);
+        assert!(
+            v.reason
+                .contains("unknown: 1 of 50 coordinator partitions read"),
+            "{}",
+            v.reason
+        );
+        let ongoing = coordinator("Ongoing", vec![("a".into(), 0)]);
+        assert_eq!(
+            judge(&txn(), tp, &ongoing, &partial, now, MAX).status,
+            Status::NotHanging
+        );
+        assert_eq!(
+            judge(&txn(), tp, &done, &all, 2_000, MAX).status,
+            Status::NotHanging
+        );
         assert_eq!(abort_spec(&txn(), tp).coordinator_epoch, 0);
     }
 }

@@ -6,5 +6,6 @@
 //! (`TransactionsCommand`), with the arguments its `abort` needs.
 
 pub mod coordinator;
+pub mod coverage;
 pub mod hanging;
 pub mod open;

@@ -2,20 +2,17 @@
 //! the broker rebuilds when it loads the partition (`ProducerStateManager`:
 //! the latest producer snapshot at or below the log end, then the batches
 //! after it), and the last stable offset they hold back
-//! (`UnifiedLog.lastStableOffset`: the first open transaction's first
-//! offset, `ProducerStateManager.firstUnstableOffset`, when below the high
-//! watermark).
+//! (`UnifiedLog.lastStableOffset`: `ProducerStateManager.firstUnstableOffset`
+//! when below the high watermark, which is the first offset of the earliest
+//! transaction still open or completed by a marker at or past the high
+//! watermark, storage/src/main/java/org/apache/kafka/storage/internals/log/ProducerStateManager.java:247-267).
 
 use std::ops::ControlFlow;
 
 use crate::format::producer_snapshot::parse_producer_snapshot;
 use crate::inspect::cluster::groups::lag::log_end_offset;
 use crate::inspect::producer::state::{ProducerState, for_each_producer_batch};
-use crate::logdir::mapped::read_small;
-use crate::logdir::{LogDirError, Partition};
-
-/// Producer snapshots are small: an entry is 42 bytes.
-const SNAPSHOT_READ_LIMIT: u64 = 1 << 30;
+use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
 /// A transaction open in a partition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,8 +43,9 @@ pub struct PartitionTxns {
     /// The high watermark: the log dir's `replication-offset-checkpoint`
     /// entry, else the log end offset.
     pub high_watermark: i64,
-    /// Where read_committed consumers stop: the first open transaction's
-    /// first offset when below the high watermark, else the high watermark.
+    /// Where read_committed consumers stop: the first offset of the
+    /// earliest transaction open, or ended by a marker at or past the high
+    /// watermark, when below the high watermark; else the high watermark.
     pub last_stable_offset: i64,
     /// The producer snapshot the replay started from, if any.
     pub from_snapshot: Option<i64>,
@@ -62,8 +60,10 @@ fn latest_snapshot(partition: &Partition, log_end: i64) -> Option<(i64, Producer
         .filter(|&&o| o <= log_end)
         .find_map(|&offset| {
             let path = crate::logdir::Segment::new(&partition.dir, offset).snapshot_path();
-            let bytes = read_small(&path, SNAPSHOT_READ_LIMIT).ok()?;
-            let snapshot = parse_producer_snapshot(&bytes).ok()?;
+            // Mapped, not read: nothing is allocated for the file's bytes,
+            // and the entries parsed are bounded by its length.
+            let file = MappedFile::open(&path, CachePolicy::Restore).ok()?;
+            let snapshot = parse_producer_snapshot(file.bytes()).ok()?;
             Some((offset, ProducerState::from_snapshot(&snapshot, offset)))
         })
 }
@@ -77,15 +77,32 @@ pub fn open_transactions(partition: &Partition) -> Result<PartitionTxns, LogDirE
         let start = partition.segments.first().map_or(0, |s| s.base_offset);
         (start, ProducerState::empty(start))
     });
+    let high_watermark = partition
+        .checkpointed_offset("replication-offset-checkpoint")?
+        .unwrap_or(log_end_offset);
+    // The first offset of the earliest transaction whose marker is at or
+    // past the high watermark (`unreplicatedTxns`).
+    let mut unreplicated: Option<i64> = None;
     for (i, segment) in partition.segments.iter().enumerate() {
         let next_base = partition.segments.get(i + 1).map(|s| s.base_offset);
         if next_base.is_some_and(|next| next <= start) {
             continue;
         }
         for_each_producer_batch(&segment.log_path(), segment.log_size(), None, |b| {
-            if b.base_offset >= start {
-                state.apply(b);
+            if b.base_offset < start {
+                return ControlFlow::Continue(());
             }
+            if b.end_marker.is_some() && b.base_offset >= high_watermark {
+                let first = state
+                    .entries()
+                    .iter()
+                    .find(|e| e.producer_id == b.producer_id)
+                    .map_or(-1, |e| e.current_txn_first_offset);
+                if first >= 0 {
+                    unreplicated = Some(unreplicated.map_or(first, |u| u.min(first)));
+                }
+            }
+            state.apply(b);
             ControlFlow::Continue(())
         })?;
     }
@@ -102,12 +119,12 @@ pub fn open_transactions(partition: &Partition) -> Result<PartitionTxns, LogDirE
         })
         .collect();
     open.sort_by_key(|t| t.first_offset);
-    let high_watermark = partition
-        .checkpointed_offset("replication-offset-checkpoint")?
-        .unwrap_or(log_end_offset);
-    let last_stable_offset = open
-        .first()
-        .map(|t| t.first_offset)
+    let undecided = open.first().map(|t| t.first_offset);
+    let first_unstable = match (undecided, unreplicated) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    let last_stable_offset = first_unstable
         .filter(|&first| first < high_watermark)
         .unwrap_or(high_watermark);
     Ok(PartitionTxns {
