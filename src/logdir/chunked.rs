@@ -26,6 +26,9 @@ const CHUNK: usize = 256 << 10;
 /// Files this big or bigger are walked through a mapping.
 pub const MAP_AT_LEAST: u64 = 1 << 20;
 
+/// How far ahead of the cursor pages are mapped in, in bytes.
+const POPULATE_AHEAD: usize = 1 << 20;
+
 /// How far behind the cursor mapped pages are let go, in bytes.
 const UNMAP_BEHIND: usize = 1 << 20;
 
@@ -56,14 +59,30 @@ fn walk_mapped(
     let map = unsafe { memmap2::Mmap::map(file) }?;
     let _ = map.advise(memmap2::Advice::Sequential);
     let bytes: &[u8] = &map;
-    // Pages below `released` are no longer mapped in.
+    // Pages below `released` are no longer mapped in; pages below
+    // `populated` were mapped in ahead, a window at a time (one call maps
+    // what would otherwise take a page fault every few pages).
     let mut released = 0usize;
+    let mut populated = 0usize;
+    let mut populate_to = |end: usize| {
+        if end > populated {
+            let upto = (end + POPULATE_AHEAD).min(bytes.len());
+            // Advisory: an older kernel without MADV_POPULATE_READ faults
+            // the pages in as they are read.
+            let _ = map.advise_range(memmap2::Advice::PopulateRead, populated, upto - populated);
+            populated = upto;
+        }
+    };
+    populate_to(1);
     for item in BatchIter::new(bytes, 0) {
         match item {
             Ok(batch) => {
+                let end = batch.position as usize + batch.bytes.len();
+                populate_to(end);
                 if visit(&batch).is_break() {
                     return Ok(None);
                 }
+                populate_to(end + POPULATE_AHEAD / 2);
                 let behind = batch.position as usize;
                 if behind >= released + 2 * UNMAP_BEHIND {
                     let upto = behind - UNMAP_BEHIND;
