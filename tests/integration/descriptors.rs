@@ -71,6 +71,17 @@ fn log_dir(tmp: &Path) -> (PathBuf, Vec<PathBuf>) {
             files.push(to);
         }
     }
+    // The broker-level checkpoints naming every partition, as Kafka keeps
+    // them: read once for the whole log dir, not once a partition.
+    let entries: String = (0..PARTITIONS)
+        .map(|p| format!("events {p} 24\n"))
+        .collect();
+    for name in [
+        "recovery-point-offset-checkpoint",
+        "replication-offset-checkpoint",
+    ] {
+        std::fs::write(dir.join(name), format!("0\n{PARTITIONS}\n{entries}")).unwrap();
+    }
     (dir, files)
 }
 
