@@ -134,6 +134,7 @@ pub fn analyse_each(
         for report in reports {
             each(report)?;
         }
+        super::release_freed_memory();
     }
     bar.finish_and_clear();
     Ok(())
