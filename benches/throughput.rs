@@ -9,10 +9,16 @@
 //! - `locate` on a partition of 10,000 segments;
 //! - `salvage` on a 256 MiB segment of garbage with a few valid batches;
 //! - `dump --print-data-log` of a `__consumer_offsets` partition, records
-//!   decoded by Kafka's schemas against the same dump with `--no-decode`.
+//!   decoded by Kafka's schemas against the same dump with `--no-decode`;
+//! - `verify`, `retention-report` and `rebuild-index --check` on log dirs of
+//!   1,000 and 10,000 small partitions: time per segment and peak RSS;
+//! - kseg's process start cost (`kseg --version`), since every plain read
+//!   baseline runs in process.
 //!
-//! `cargo bench --bench throughput -- [--size-mib N] [--work-dir DIR]`
-//! (default 1024 MiB in a temporary directory; the data is written once).
+//! `cargo bench --bench throughput -- [--size-mib N] [--work-dir DIR] [--only SECTION,...]`
+//! (default 1024 MiB in a temporary directory; the data is written once;
+//! sections: `dump`, `check`, `verify`, `rss`, `locate`, `salvage`,
+//! `decoded`, `partitions`, default all).
 
 use std::fs::File;
 use std::io::Read;
@@ -21,6 +27,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use kseg::fixture::{PartitionWriter, WriterConfig, fixture_value};
+use kseg::format::checkpoint::{OffsetCheckpointEntry, encode_offset_checkpoint};
 use kseg::format::encode::{BatchSpec, RecordSpec};
 
 const KSEG: &str = env!("CARGO_BIN_EXE_kseg");
@@ -186,6 +193,78 @@ fn write_many_segments(dir: &Path, segments: usize) {
     w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
 }
 
+/// Segments in each partition of [`write_many_partitions`].
+const SEGMENTS_PER_PARTITION: usize = 3;
+
+/// A log dir of `partitions` small partitions `events-N`, each 3 segments
+/// of 4 batches of 4 records: one written by the fixture writer, the others
+/// hard links to its files (a few seconds for 10,000); with the recovery
+/// point, log start and high watermark checkpoints naming every partition.
+fn write_many_partitions(dir: &Path, partitions: usize) {
+    if dir.exists() {
+        return;
+    }
+    let staging = dir.with_extension("writing");
+    let _ = std::fs::remove_dir_all(&staging);
+    let model = staging.join("events-0");
+    let mut w = PartitionWriter::create(
+        &model,
+        WriterConfig {
+            segment_bytes: 4 * 897 + 1,
+            index_interval_bytes: 1024,
+        },
+    )
+    .unwrap();
+    for batch in 0..(SEGMENTS_PER_PARTITION * 4) as i64 {
+        let records = (0..4)
+            .map(|i| RecordSpec {
+                timestamp: 1_700_000_000_000 + batch,
+                value: Some(fixture_value(batch * 4 + i, 200)),
+                ..RecordSpec::default()
+            })
+            .collect();
+        w.append(BatchSpec {
+            records,
+            ..BatchSpec::default()
+        })
+        .unwrap();
+    }
+    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    assert_eq!(logs(&model).len(), SEGMENTS_PER_PARTITION);
+    let names: Vec<_> = std::fs::read_dir(&model)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    for p in 1..partitions {
+        let part = staging.join(format!("events-{p}"));
+        std::fs::create_dir(&part).unwrap();
+        for name in &names {
+            std::fs::hard_link(model.join(name), part.join(name)).unwrap();
+        }
+    }
+    // The broker-level checkpoints a Kafka log dir always has, one entry a
+    // partition.
+    let entries: Vec<OffsetCheckpointEntry> = (0..partitions as i32)
+        .map(|partition| OffsetCheckpointEntry {
+            topic: "events".into(),
+            partition,
+            offset: (SEGMENTS_PER_PARTITION * 16) as i64,
+        })
+        .collect();
+    for name in [
+        "recovery-point-offset-checkpoint",
+        "log-start-offset-checkpoint",
+        "replication-offset-checkpoint",
+    ] {
+        let mut e = entries.clone();
+        if name == "log-start-offset-checkpoint" {
+            e.iter_mut().for_each(|e| e.offset = 0);
+        }
+        std::fs::write(staging.join(name), encode_offset_checkpoint(&e)).unwrap();
+    }
+    std::fs::rename(&staging, dir).unwrap();
+}
+
 /// A 256 MiB segment of pseudo-random garbage with 8 valid batches spread
 /// through it: the resync scan's worst case, nearly every byte a position to
 /// judge and almost none worth a CRC.
@@ -249,6 +328,22 @@ fn read_and_crc(paths: &[PathBuf]) -> Duration {
             }
             crc ^= kseg::format::crc::crc32c(&buf[..n]);
         }
+    }
+    std::hint::black_box(crc);
+    start.elapsed()
+}
+
+/// The floor for kseg's mapped walk: map each file whole (`MADV_SEQUENTIAL`)
+/// and compute CRC-32C over every byte, no parsing, in process.
+fn map_and_crc(paths: &[PathBuf]) -> Duration {
+    let start = Instant::now();
+    let mut crc = 0;
+    for path in paths {
+        let f = File::open(path).unwrap();
+        // SAFETY: read-only map of a file nothing else writes during the bench.
+        let map = unsafe { memmap2::Mmap::map(&f) }.unwrap();
+        let _ = map.advise(memmap2::Advice::Sequential);
+        crc ^= kseg::format::crc::crc32c(&map);
     }
     std::hint::black_box(crc);
     start.elapsed()
@@ -335,6 +430,65 @@ fn logs(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// Whether `--only` (comma-separated sections; default all) asks for `section`.
+fn want(section: &str) -> bool {
+    arg("--only").is_none_or(|only| only.split(',').any(|s| s == section))
+}
+
+/// kseg's process start and exit: `kseg --version`, best of 20.
+fn start_cost() -> Duration {
+    best(20, || {
+        let start = Instant::now();
+        let out = Command::new(KSEG).arg("--version").output().unwrap();
+        assert!(out.status.success());
+        (start.elapsed(), ())
+    })
+    .0
+}
+
+/// `verify`, `retention-report` and `rebuild-index --check` on log dirs of
+/// 1,000 and 10,000 partitions: time per segment (best of 5) and peak RSS.
+fn many_partitions(work: &Path) {
+    let counts = [1_000usize, 10_000];
+    let dirs: Vec<PathBuf> = counts
+        .iter()
+        .map(|n| work.join(format!("logdir{n}")))
+        .collect();
+    for (dir, n) in dirs.iter().zip(counts) {
+        write_many_partitions(dir, n);
+    }
+    for args in [
+        &["verify"][..],
+        &["retention-report", "--now", "1700000000000"],
+        &["rebuild-index", "--check"],
+    ] {
+        let measured: Vec<(f64, i64)> = dirs
+            .iter()
+            .zip(counts)
+            .map(|(dir, n)| {
+                let mut a = args.to_vec();
+                a.push(dir.to_str().unwrap());
+                let (d, rss) = best(5, || run(&a, None));
+                let segments = (n * SEGMENTS_PER_PARTITION) as f64;
+                (d.as_secs_f64() * 1e6 / segments, rss)
+            })
+            .collect();
+        let (small, big) = (measured[0], measured[1]);
+        println!(
+            "{} on a log dir of {} and {} partitions ({SEGMENTS_PER_PARTITION} segments each): {:.1} and {:.1} µs a segment = {:.2}x per segment at 10x the partitions (goal at most 1.2x); peak RSS {} and {} KiB = {:.2}x (goal at most 1.5x)",
+            args.join(" "),
+            counts[0],
+            counts[1],
+            small.0,
+            big.0,
+            big.0 / small.0,
+            small.1,
+            big.1,
+            big.1 as f64 / small.1.max(1) as f64,
+        );
+    }
+}
+
 fn main() {
     let size_mib: u64 = arg("--size-mib").map_or(1024, |s| s.parse().unwrap());
     let tmp;
@@ -370,146 +524,165 @@ fn main() {
         .join("__consumer_offsets-0");
     write_offset_commits(&offsets, (size_mib / 8).max(1) << 20);
 
+    println!(
+        "kseg's process start and exit (`kseg --version`, best of 20): {:.2} ms, paid once by every command figure below and not by the in-process plain read",
+        start_cost().as_secs_f64() * 1000.0
+    );
     let big_log = logs(&big);
     let bytes = std::fs::metadata(&big_log[0]).unwrap().len();
-    plain_read(&big_log);
     let big_path = big_log[0].to_str().unwrap().to_string();
     let read_big = || plain_read(&big_log);
-    let dump = paired(read_big, || run(&["dump", &big_path], None).0);
-    println!(
-        "plain read of a {} MiB segment (page cached): {:.0} MiB/s",
-        bytes >> 20,
-        mib_s(bytes, dump.best_read)
-    );
-    let (_, rss) = run(&["dump", &big_path], None);
-    let small_log = logs(&small);
-    let (_, small_rss) = best(3, || run(&["dump", small_log[0].to_str().unwrap()], None));
-    println!(
-        "dump (batch level, CRC checked for isvalid): {:.0} MiB/s = {} plain read; peak RSS {} KiB (a segment 1/16 the size: {} KiB)",
-        mib_s(bytes, dump.best_cmd),
-        dump,
-        rss,
-        small_rss
-    );
-
-    let check = paired(read_big, || {
-        run(&["rebuild-index", "--check", &big_path], None).0
-    });
-    println!(
-        "rebuild-index --check (header walk): {:.0} MiB/s = {} plain read",
-        mib_s(bytes, check.best_cmd),
-        check
-    );
-
-    let multi_logs = logs(&multi.join("events-0"));
-    let multi_bytes: u64 = multi_logs
-        .iter()
-        .map(|p| std::fs::metadata(p).unwrap().len())
-        .sum();
-    plain_read(&multi_logs);
-    let read_multi = || plain_read(&multi_logs);
-    let multi_dir = multi.to_str().unwrap().to_string();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let one = paired(read_multi, || run(&["verify", &multi_dir], Some(1)).0);
-    let restoring = paired(read_multi, || {
-        run(&["verify", "--page-cache", "restore", &multi_dir], Some(1)).0
-    });
-    let floor = paired(read_multi, || read_and_crc(&multi_logs));
-    let scaling = paired(
-        || run(&["verify", &multi_dir], Some(1)).0,
-        || run(&["verify", &multi_dir], Some(cores)).0,
-    );
-    println!(
-        "verify of {} segments, {} MiB, one thread: {:.0} MiB/s = {} plain read; restoring the page cache (as when a broker holds the lock): {} plain read",
-        multi_logs.len(),
-        multi_bytes >> 20,
-        mib_s(multi_bytes, one.best_cmd),
-        one,
-        restoring,
-    );
-    println!(
-        "for comparison, reading the same bytes and computing CRC-32C over all of them (no parsing, in process): {} plain read",
-        floor
-    );
-    println!(
-        "verify on {cores} threads: {:.0} MiB/s = {} the single thread",
-        mib_s(multi_bytes, scaling.best_cmd),
-        scaling
-    );
-
-    let big_rss = run(&["verify", idempotent.to_str().unwrap()], None).1;
-    let small_rss = run(&["verify", idempotent_small.to_str().unwrap()], None).1;
-    println!(
-        "verify peak RSS on {} MiB of one-record batches from idempotent producers: {} KiB (on 1/4 of it: {} KiB; producer batches beyond a fixed budget are read again for the replay)",
-        size_mib, big_rss, small_rss
-    );
-
-    let many_dir = many.to_str().unwrap().to_string();
-    let target_offset = 10_000 / 2 * 32 + 13;
-    let target = target_offset.to_string();
-    let (locate, _) = best(5, || run(&["locate", "--offset", &target, &many_dir], None));
-    let out = Command::new(KSEG)
-        .args(["locate", "--json", "--offset", &target, &many_dir])
-        .output()
-        .unwrap();
-    let trace: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let list = best(5, || {
-        let start = Instant::now();
-        let p = kseg::logdir::Partition::open(&many).unwrap();
-        (start.elapsed(), p)
-    });
-    let partition = list.1;
-    let (lookup, _) = best(5, || {
-        let start = Instant::now();
-        let i = partition.floor_segment(target_offset).unwrap();
-        let seg = &partition.segments[i];
-        let log = kseg::logdir::MappedFile::open(&seg.log_path(), kseg::logdir::CachePolicy::Keep)
-            .unwrap();
-        let found = kseg::inspect::locate::locate_in_segment(
-            seg,
-            log.bytes(),
-            target_offset,
-            kseg::inspect::locate::EntryCount::Live,
+    if want("dump") || want("check") {
+        plain_read(&big_log);
+    }
+    if want("dump") {
+        let dump = paired(read_big, || run(&["dump", &big_path], None).0);
+        println!(
+            "plain read of a {} MiB segment (page cached): {:.0} MiB/s",
+            bytes >> 20,
+            mib_s(bytes, dump.best_read)
         );
-        (start.elapsed(), found)
-    });
-    println!(
-        "locate --offset {target} in {} segments: {:.1} ms for the whole process, of which listing the directory takes {:.1} ms and the lookup itself {:.3} ms; index probes {}, index bytes read {}, log bytes read {}",
-        trace["segmentCount"],
-        locate.as_secs_f64() * 1000.0,
-        list.0.as_secs_f64() * 1000.0,
-        lookup.as_secs_f64() * 1000.0,
-        trace["index"]["probes"].as_array().map_or(0, Vec::len),
-        trace["indexBytesRead"],
-        trace["logBytesRead"]
-    );
-
-    let garbage_logs = logs(&garbage);
-    let garbage_bytes = std::fs::metadata(&garbage_logs[0]).unwrap().len();
-    plain_read(&garbage_logs);
-    let garbage_dir = garbage.to_str().unwrap().to_string();
-    let salvage = paired(
-        || plain_read(&garbage_logs),
-        || run(&["salvage", &garbage_dir], None).0,
-    );
-    println!(
-        "salvage of a {} MiB segment of garbage with 8 valid batches: {:.0} MiB/s = {} plain read",
-        garbage_bytes >> 20,
-        mib_s(garbage_bytes, salvage.best_cmd),
-        salvage
-    );
-
-    let offsets_log = logs(&offsets)[0].to_str().unwrap().to_string();
-    let offsets_bytes = std::fs::metadata(&offsets_log).unwrap().len();
-    let raw = ["dump", "--print-data-log", "--no-decode", &offsets_log];
-    let decoded = paired(
-        || run(&raw, None).0,
-        || run(&["dump", "--print-data-log", &offsets_log], None).0,
-    );
-    println!(
-        "dump --print-data-log of {} MiB of __consumer_offsets commits, decoded by Kafka's schemas: {:.0} MiB/s = {} the same dump printing raw bytes (--no-decode)",
-        offsets_bytes >> 20,
-        mib_s(offsets_bytes, decoded.best_cmd),
-        decoded
-    );
+        let (_, rss) = run(&["dump", &big_path], None);
+        let small_log = logs(&small);
+        let (_, small_rss) = best(3, || run(&["dump", small_log[0].to_str().unwrap()], None));
+        println!(
+            "dump (batch level, CRC checked for isvalid): {:.0} MiB/s = {} plain read; peak RSS {} KiB (a segment 1/16 the size: {} KiB)",
+            mib_s(bytes, dump.best_cmd),
+            dump,
+            rss,
+            small_rss
+        );
+    }
+    if want("check") {
+        let check = paired(read_big, || {
+            run(&["rebuild-index", "--check", &big_path], None).0
+        });
+        println!(
+            "rebuild-index --check (header walk): {:.0} MiB/s = {} plain read",
+            mib_s(bytes, check.best_cmd),
+            check
+        );
+    }
+    if want("verify") {
+        let multi_logs = logs(&multi.join("events-0"));
+        let multi_bytes: u64 = multi_logs
+            .iter()
+            .map(|p| std::fs::metadata(p).unwrap().len())
+            .sum();
+        plain_read(&multi_logs);
+        let read_multi = || plain_read(&multi_logs);
+        let multi_dir = multi.to_str().unwrap().to_string();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let one = paired(read_multi, || run(&["verify", &multi_dir], Some(1)).0);
+        let restoring = paired(read_multi, || {
+            run(&["verify", "--page-cache", "restore", &multi_dir], Some(1)).0
+        });
+        let floor = paired(read_multi, || read_and_crc(&multi_logs));
+        let mapped_floor = paired(read_multi, || map_and_crc(&multi_logs));
+        let scaling = paired(
+            || run(&["verify", &multi_dir], Some(1)).0,
+            || run(&["verify", &multi_dir], Some(cores)).0,
+        );
+        println!(
+            "verify of {} segments, {} MiB, one thread: {:.0} MiB/s = {} plain read; restoring the page cache (as when a broker holds the lock): {} plain read",
+            multi_logs.len(),
+            multi_bytes >> 20,
+            mib_s(multi_bytes, one.best_cmd),
+            one,
+            restoring,
+        );
+        println!(
+            "for comparison, reading the same bytes and computing CRC-32C over all of them (no parsing, in process): {} plain read; mapping each file and computing CRC-32C over the mapping (kseg's path, no parsing, in process): {} plain read",
+            floor, mapped_floor
+        );
+        println!(
+            "verify on {cores} threads: {:.0} MiB/s = {} the single thread",
+            mib_s(multi_bytes, scaling.best_cmd),
+            scaling
+        );
+    }
+    if want("rss") {
+        let big_rss = run(&["verify", idempotent.to_str().unwrap()], None).1;
+        let small_rss = run(&["verify", idempotent_small.to_str().unwrap()], None).1;
+        println!(
+            "verify peak RSS on {} MiB of one-record batches from idempotent producers: {} KiB (on 1/4 of it: {} KiB; producer batches beyond a fixed budget are read again for the replay)",
+            size_mib, big_rss, small_rss
+        );
+    }
+    if want("locate") {
+        let many_dir = many.to_str().unwrap().to_string();
+        let target_offset = 10_000 / 2 * 32 + 13;
+        let target = target_offset.to_string();
+        let (locate, _) = best(5, || run(&["locate", "--offset", &target, &many_dir], None));
+        let out = Command::new(KSEG)
+            .args(["locate", "--json", "--offset", &target, &many_dir])
+            .output()
+            .unwrap();
+        let trace: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let list = best(5, || {
+            let start = Instant::now();
+            let p = kseg::logdir::Partition::open(&many).unwrap();
+            (start.elapsed(), p)
+        });
+        let partition = list.1;
+        let (lookup, _) = best(5, || {
+            let start = Instant::now();
+            let i = partition.floor_segment(target_offset).unwrap();
+            let seg = &partition.segments[i];
+            let log =
+                kseg::logdir::MappedFile::open(&seg.log_path(), kseg::logdir::CachePolicy::Keep)
+                    .unwrap();
+            let found = kseg::inspect::locate::locate_in_segment(
+                seg,
+                log.bytes(),
+                target_offset,
+                kseg::inspect::locate::EntryCount::Live,
+            );
+            (start.elapsed(), found)
+        });
+        println!(
+            "locate --offset {target} in {} segments: {:.1} ms for the whole process, of which listing the directory takes {:.1} ms and the lookup itself {:.3} ms; index probes {}, index bytes read {}, log bytes read {}",
+            trace["segmentCount"],
+            locate.as_secs_f64() * 1000.0,
+            list.0.as_secs_f64() * 1000.0,
+            lookup.as_secs_f64() * 1000.0,
+            trace["index"]["probes"].as_array().map_or(0, Vec::len),
+            trace["indexBytesRead"],
+            trace["logBytesRead"]
+        );
+    }
+    if want("salvage") {
+        let garbage_logs = logs(&garbage);
+        let garbage_bytes = std::fs::metadata(&garbage_logs[0]).unwrap().len();
+        plain_read(&garbage_logs);
+        let garbage_dir = garbage.to_str().unwrap().to_string();
+        let salvage = paired(
+            || plain_read(&garbage_logs),
+            || run(&["salvage", &garbage_dir], None).0,
+        );
+        println!(
+            "salvage of a {} MiB segment of garbage with 8 valid batches: {:.0} MiB/s = {} plain read",
+            garbage_bytes >> 20,
+            mib_s(garbage_bytes, salvage.best_cmd),
+            salvage
+        );
+    }
+    if want("decoded") {
+        let offsets_log = logs(&offsets)[0].to_str().unwrap().to_string();
+        let offsets_bytes = std::fs::metadata(&offsets_log).unwrap().len();
+        let raw = ["dump", "--print-data-log", "--no-decode", &offsets_log];
+        let decoded = paired(
+            || run(&raw, None).0,
+            || run(&["dump", "--print-data-log", &offsets_log], None).0,
+        );
+        println!(
+            "dump --print-data-log of {} MiB of __consumer_offsets commits, decoded by Kafka's schemas: {:.0} MiB/s = {} the same dump printing raw bytes (--no-decode)",
+            offsets_bytes >> 20,
+            mib_s(offsets_bytes, decoded.best_cmd),
+            decoded
+        );
+    }
+    if want("partitions") {
+        many_partitions(&work);
+    }
 }

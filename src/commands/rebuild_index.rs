@@ -8,7 +8,7 @@ use rayon::prelude::*;
 
 use kseg::inspect::index::plan::{SegmentIndexPlan, WriteMode, plan_segment};
 use kseg::logdir::Segment;
-use kseg::logdir::target::{Target, resolve};
+use kseg::logdir::target::{PendingTarget, resolve_pending};
 use kseg::render::OutputFormat;
 use kseg::render::index_rebuild::{
     RebuildTally, stop_message, write_interval, write_segment, write_summary, write_txn_index_note,
@@ -19,11 +19,14 @@ use kseg::repair::{Backup, lock_log_dirs};
 use crate::cli::RebuildIndexArgs;
 use crate::exit_code::ExitCode;
 
+/// Partitions planned in parallel at a time.
+const PARTITIONS_AT_A_TIME: usize = 64;
+
 /// Runs `kseg rebuild-index`.
 pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
-    let mut targets: Vec<Target> = Vec::new();
+    let mut targets: Vec<PendingTarget> = Vec::new();
     for path in &args.paths {
-        targets.extend(resolve(path)?);
+        targets.extend(resolve_pending(path)?);
     }
     let mode = match (args.check, args.dry_run, args.force) {
         (true, _, _) => WriteMode::Check,
@@ -31,7 +34,7 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         (_, _, true) => WriteMode::Force,
         _ => WriteMode::Write,
     };
-    let log_dirs: Vec<PathBuf> = targets.iter().map(Target::log_dir).collect();
+    let log_dirs: Vec<PathBuf> = targets.iter().map(PendingTarget::log_dir).collect();
     // Held from before reading until the end: a broker starting meanwhile
     // cannot take it.
     let _locks = if mode.writes() && !args.write.ignore_lock {
@@ -45,56 +48,66 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         &args.cluster,
         args.index_interval_bytes.0,
     )?;
-    let intervals = targets
-        .iter()
-        .map(|t| super::cluster_args::interval_for(&ctx, &t.partition, args.index_interval_bytes.0))
-        .collect::<Result<Vec<_>, _>>()?;
-    let segments: Vec<(&Segment, u64)> = targets
-        .iter()
-        .zip(&intervals)
-        .flat_map(|(t, i)| t.segments().map(|s| (s, i.bytes)))
-        .collect();
-    let bar = super::progress_bar(segments.iter().map(|(s, _)| s.log_size()).sum(), args.json);
-    let plans: Vec<anyhow::Result<SegmentIndexPlan>> = segments
-        .par_iter()
-        .map(|&(s, interval)| {
-            let (plan, rebuilt) = plan_segment(s, interval, args.verify, mode)?;
-            if let Some(w) = &writer {
-                w.apply(&plan, &rebuilt)?;
-            }
-            bar.inc(s.log_size());
-            Ok(plan)
-        })
-        .collect();
-    bar.finish_and_clear();
-    let backup = writer.map(IndexWriter::into_backup).transpose()?.flatten();
+    // Grows as each chunk of partitions is opened.
+    let bar = super::progress_bar(0, args.json);
     let format = OutputFormat::json_if(args.json);
     let mut out = std::io::stdout().lock();
-    for (target, interval) in targets.iter().zip(&intervals) {
-        write_interval(&mut out, &target.partition.name(), interval, format)?;
-    }
-    let mut tally = RebuildTally {
-        segments: segments.len(),
-        ..RebuildTally::default()
-    };
-    for ((segment, _), plan) in segments.iter().zip(plans) {
-        let plan = match plan {
-            Ok(p) => p,
-            Err(err) => {
-                eprintln!("kseg: {}: {err:#}", segment.log_path().display());
-                tally.errors += 1;
-                continue;
+    let mut tally = RebuildTally::default();
+    // A chunk of partitions at a time, each printed and dropped before the
+    // next: memory does not grow with the number of partitions.
+    for pending in targets.chunks(PARTITIONS_AT_A_TIME) {
+        let chunk = pending
+            .iter()
+            .map(PendingTarget::open)
+            .collect::<Result<Vec<_>, _>>()?;
+        let intervals = chunk
+            .iter()
+            .map(|t| {
+                super::cluster_args::interval_for(&ctx, &t.partition, args.index_interval_bytes.0)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let segments: Vec<(&Segment, u64)> = chunk
+            .iter()
+            .zip(&intervals)
+            .flat_map(|(t, i)| t.segments().map(|s| (s, i.bytes)))
+            .collect();
+        tally.segments += segments.len();
+        bar.inc_length(segments.iter().map(|(s, _)| s.log_size()).sum());
+        let plans: Vec<anyhow::Result<SegmentIndexPlan>> = segments
+            .par_iter()
+            .map(|&(s, interval)| {
+                let (plan, rebuilt) = plan_segment(s, interval, args.verify, mode)?;
+                if let Some(w) = &writer {
+                    w.apply(&plan, &rebuilt)?;
+                }
+                bar.inc(s.log_size());
+                Ok(plan)
+            })
+            .collect();
+        for (target, interval) in chunk.iter().zip(&intervals) {
+            write_interval(&mut out, &target.partition.name(), interval, format)?;
+        }
+        for ((segment, _), plan) in segments.iter().zip(plans) {
+            let plan = match plan {
+                Ok(p) => p,
+                Err(err) => {
+                    eprintln!("kseg: {}: {err:#}", segment.log_path().display());
+                    tally.errors += 1;
+                    continue;
+                }
+            };
+            if let Some(stop) = &plan.stop {
+                eprintln!("kseg: {}", stop_message(&plan, stop, args.verify));
             }
-        };
-        if let Some(stop) = &plan.stop {
-            eprintln!("kseg: {}", stop_message(&plan, stop, args.verify));
+            let txn_index = segment.txn_index_path();
+            if txn_index.exists() && format == OutputFormat::Text {
+                write_txn_index_note(&mut out, &txn_index)?;
+            }
+            write_segment(&mut out, &plan, format, &mut tally)?;
         }
-        let txn_index = segment.txn_index_path();
-        if txn_index.exists() && format == OutputFormat::Text {
-            write_txn_index_note(&mut out, &txn_index)?;
-        }
-        write_segment(&mut out, &plan, format, &mut tally)?;
     }
+    bar.finish_and_clear();
+    let backup = writer.map(IndexWriter::into_backup).transpose()?.flatten();
     if format == OutputFormat::Text {
         write_summary(&mut out, &tally, backup.as_ref().map(Backup::dir))?;
     }

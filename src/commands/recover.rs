@@ -32,9 +32,8 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
     } else {
         Vec::new()
     };
-    let reports = super::verify::analyse(&args.target, !locks.is_empty())?;
-    let clean = super::verify::print_reports(&reports, args.target.json)?;
     if !args.apply {
+        let clean = super::verify::check_and_print(&args.target, false)?;
         if !args.target.json {
             println!("dry run: nothing was changed; add --apply to carry this out");
         }
@@ -44,6 +43,8 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
             ExitCode::Findings
         });
     }
+    let reports = super::verify::analyse(&args.target, !locks.is_empty())?;
+    super::verify::print_reports(&reports, args.target.json)?;
     let log_dirs: Vec<PathBuf> = reports
         .iter()
         .map(|c| c.report.partition.log_dir())

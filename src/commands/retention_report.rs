@@ -13,7 +13,7 @@ use kseg::inspect::cluster::config::synonyms::{topic_config, topic_config_of_bro
 use kseg::inspect::retention::config::RetentionConfig;
 use kseg::inspect::retention::metadata_log::MetadataRetention;
 use kseg::inspect::retention::report::{ReportInputs, report_partition};
-use kseg::logdir::target::resolve;
+use kseg::logdir::target::resolve_pending;
 use kseg::render::config::{Defaults, configs_json, write_ignored, write_settings};
 use kseg::render::retention::{LogDirSummary, write_report};
 
@@ -229,7 +229,7 @@ fn max_map_count() -> Option<u64> {
 pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
     let flags = Flags::from_args(args)?;
     let now = super::time_arg::clock(args.now.as_deref())?;
-    let targets = resolve(&args.path)?;
+    let targets = resolve_pending(&args.path)?;
     let major = match args.kafka_version {
         KafkaVersion::V3 => 3,
         KafkaVersion::V4 => 4,
@@ -238,7 +238,8 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
     let ctx = super::cluster_args::context(log_dir.as_deref(), &args.cluster, major)?;
     let mut out = std::io::stdout().lock();
     let mut summary = LogDirSummary::default();
-    for target in &targets {
+    for pending in &targets {
+        let target = pending.open()?;
         let topic = target
             .partition
             .topic_partition

@@ -11,13 +11,20 @@ use kseg::inspect::producer::state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry}
 use kseg::inspect::recovery::partition::{CheckedPartition, LoadInputs, check_partition};
 use kseg::inspect::recovery::segment::SegmentCheckOptions;
 use kseg::logdir::lock::lock_holder;
-use kseg::logdir::target::resolve;
+use kseg::logdir::target::{PendingTarget, resolve_pending};
 use kseg::logdir::{CachePolicy, LogDirError};
 use kseg::render::OutputFormat;
-use kseg::render::recovery::write_reports;
+use kseg::render::recovery::{ReportWriter, write_reports};
+
+use std::io::Write;
 
 use crate::cli::{PageCacheArg, RecoveryTargetArgs, VerifyArgs};
 use crate::exit_code::ExitCode;
+
+/// Partitions checked in parallel at a time: their reports are handed on
+/// and dropped before the next ones start, so memory does not grow with
+/// the number of partitions.
+const PARTITIONS_AT_A_TIME: usize = 64;
 
 /// Checks every partition the paths name (partitions and their segments in
 /// parallel), with a progress bar on a terminal. `locked_by_us`: kseg holds
@@ -26,11 +33,26 @@ pub fn analyse(
     args: &RecoveryTargetArgs,
     locked_by_us: bool,
 ) -> anyhow::Result<Vec<CheckedPartition>> {
+    let mut all = Vec::new();
+    analyse_each(args, locked_by_us, &mut |c| {
+        all.push(c);
+        Ok(())
+    })?;
+    Ok(all)
+}
+
+/// [`analyse`], handing each partition's report to `each` in order as soon
+/// as it and those before it are done.
+pub fn analyse_each(
+    args: &RecoveryTargetArgs,
+    locked_by_us: bool,
+    each: &mut dyn FnMut(CheckedPartition) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
     let mut targets = Vec::new();
     for path in &args.paths {
-        targets.extend(resolve(path)?);
+        targets.extend(resolve_pending(path)?);
     }
-    let mut log_dirs: Vec<PathBuf> = targets.iter().map(|t| t.partition.log_dir()).collect();
+    let mut log_dirs: Vec<PathBuf> = targets.iter().map(PendingTarget::log_dir).collect();
     log_dirs.sort();
     log_dirs.dedup();
     let mut restoring = Vec::new();
@@ -68,41 +90,54 @@ pub fn analyse(
         &args.cluster,
         args.index_interval_bytes.0,
     )?;
-    let total: u64 = targets
-        .iter()
-        .flat_map(|t| &t.partition.segments)
-        .map(|s| s.log_size())
-        .sum();
-    let bar = super::progress_bar(total, args.json);
-    let reports = targets
-        .par_iter()
-        .map(|target| {
-            let cache = if restoring.contains(&target.partition.log_dir()) {
-                CachePolicy::Restore
-            } else {
-                CachePolicy::Keep
-            };
-            let interval = super::cluster_args::interval_for(
-                &ctx,
-                &target.partition,
-                args.index_interval_bytes.0,
-            )?;
-            let report = check_partition(
-                &target.partition,
-                &SegmentCheckOptions {
-                    interval: interval.bytes,
-                    deep: args.deep,
-                    cache,
-                    producer_batches_in_memory: PRODUCER_BATCHES_IN_MEMORY,
-                },
-                &load,
-                &|n| bar.inc(n),
-            )?;
-            Ok::<_, LogDirError>(CheckedPartition { report, interval })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    // Grows as each chunk of partitions is opened.
+    let bar = super::progress_bar(0, args.json);
+    for pending in targets.chunks(PARTITIONS_AT_A_TIME) {
+        let chunk = pending
+            .iter()
+            .map(PendingTarget::open)
+            .collect::<Result<Vec<_>, _>>()?;
+        bar.inc_length(
+            chunk
+                .iter()
+                .flat_map(|t| &t.partition.segments)
+                .map(|s| s.log_size())
+                .sum(),
+        );
+        let reports = chunk
+            .par_iter()
+            .map(|target| {
+                let cache = if restoring.contains(&target.partition.log_dir()) {
+                    CachePolicy::Restore
+                } else {
+                    CachePolicy::Keep
+                };
+                let interval = super::cluster_args::interval_for(
+                    &ctx,
+                    &target.partition,
+                    args.index_interval_bytes.0,
+                )?;
+                let report = check_partition(
+                    &target.partition,
+                    &SegmentCheckOptions {
+                        interval: interval.bytes,
+                        deep: args.deep,
+                        cache,
+                        producer_batches_in_memory: PRODUCER_BATCHES_IN_MEMORY,
+                    },
+                    &load,
+                    &|n| bar.inc(n),
+                )?;
+                Ok::<_, LogDirError>(CheckedPartition { report, interval })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for report in reports {
+            each(report)?;
+        }
+        super::release_freed_memory();
+    }
     bar.finish_and_clear();
-    Ok(reports)
+    Ok(())
 }
 
 /// Partition directories marked for deletion in the log dirs among `paths`.
@@ -110,8 +145,8 @@ pub fn marked_for_deletion(paths: &[std::path::PathBuf]) -> Vec<std::path::PathB
     paths
         .iter()
         .filter(|p| kseg::logdir::LogDir::looks_like(p))
-        .filter_map(|p| kseg::logdir::LogDir::open(p).ok())
-        .flat_map(|d| d.marked_for_deletion)
+        .filter_map(|p| kseg::logdir::LogDir::marked_dirs(p).ok())
+        .flatten()
         .collect()
 }
 
@@ -122,10 +157,25 @@ pub fn print_reports(checked: &[CheckedPartition], json_output: bool) -> anyhow:
     Ok(checked.iter().all(|c| c.report.is_clean()))
 }
 
+/// Checks and prints every partition the paths name, each as it is done
+/// (see [`analyse_each`]); returns whether every partition is clean.
+pub fn check_and_print(args: &RecoveryTargetArgs, locked_by_us: bool) -> anyhow::Result<bool> {
+    let mut writer = ReportWriter::new(OutputFormat::json_if(args.json));
+    let stdout = std::io::stdout();
+    analyse_each(args, locked_by_us, &mut |c| {
+        let mut out = stdout.lock();
+        writer.write(&mut out, &c)?;
+        out.flush()?;
+        Ok(())
+    })?;
+    let clean = writer.clean();
+    writer.finish(&mut stdout.lock())?;
+    Ok(clean)
+}
+
 /// Runs `kseg verify`.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    let reports = analyse(&args.target, false)?;
-    let clean = print_reports(&reports, args.target.json)?;
+    let clean = check_and_print(&args.target, false)?;
     for dir in marked_for_deletion(&args.target.paths) {
         if args.target.json {
             println!(

@@ -1,8 +1,11 @@
-//! Walking a `.log` without mapping it: through `read()` into one reused
-//! buffer for passes that read every byte (CRC checks), or header by header
-//! with `pread` for passes that need only batch headers. Both are cheaper
-//! than faulting a mapping in, and memory stays at one small buffer (grown
-//! only for a batch larger than it).
+//! Walking a `.log`: for passes that read every byte (CRC checks), a file of
+//! at least [`MAP_AT_LEAST`] bytes is mapped once, whole, read front to back
+//! with `MADV_SEQUENTIAL` and the pages behind the cursor unmapped as it
+//! goes (so resident memory stays at a window, not the file), and a smaller
+//! one is read through `read()` into one reused buffer; passes that need only
+//! batch headers read header by header with `pread`. A mapped file truncated
+//! under kseg raises SIGBUS, which the binary reports and exits on (see
+//! [`super::mapped`]).
 
 use std::fs::File;
 use std::io::Read;
@@ -20,16 +23,105 @@ use crate::format::{
 /// Buffer size: small enough that CRCs run on data still in the CPU's L2 cache.
 const CHUNK: usize = 256 << 10;
 
+/// Files this big or bigger are walked through a mapping.
+pub const MAP_AT_LEAST: u64 = 1 << 20;
+
+/// How far ahead of the cursor pages are mapped in, in bytes.
+const POPULATE_AHEAD: usize = 1 << 20;
+
+/// How far behind the cursor mapped pages are let go, in bytes.
+const UNMAP_BEHIND: usize = 1 << 20;
+
 /// Calls `visit` with every whole batch of the file at `path`, in order,
 /// until it returns `Break`. Returns the framing error that ended the walk
 /// (exactly what [`BatchIter`] over the whole file would yield), if any.
 pub fn walk_batches(
     path: &Path,
-    mut visit: impl FnMut(&FileBatch<'_>) -> ControlFlow<()>,
+    visit: impl FnMut(&FileBatch<'_>) -> ControlFlow<()>,
 ) -> Result<Option<FormatError>, LogDirError> {
     let io = |e| LogDirError::io(path, e);
-    let mut file = File::open(path).map_err(io)?;
+    let file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
+    if len >= MAP_AT_LEAST {
+        walk_mapped(&file, visit).map_err(io)
+    } else {
+        walk_read(file, len, visit).map_err(io)
+    }
+}
+
+/// [`walk_batches`] over a mapping of the whole file.
+fn walk_mapped(
+    file: &File,
+    mut visit: impl FnMut(&FileBatch<'_>) -> ControlFlow<()>,
+) -> std::io::Result<Option<FormatError>> {
+    // SAFETY: read-only; a concurrent truncation raises SIGBUS, which the
+    // binary reports as an error (see `super::mapped`).
+    let map = unsafe { memmap2::Mmap::map(file) }?;
+    let _ = map.advise(memmap2::Advice::Sequential);
+    let bytes: &[u8] = &map;
+    // Pages below `released` are no longer mapped in; pages below
+    // `populated` were mapped in ahead, a window at a time (one call maps
+    // what would otherwise take a page fault every few pages).
+    let mut released = 0usize;
+    let mut populated = 0usize;
+    let mut populate_to = |end: usize| {
+        if end > populated {
+            let upto = (end + POPULATE_AHEAD).min(bytes.len());
+            // Advisory: an older kernel without MADV_POPULATE_READ faults
+            // the pages in as they are read.
+            let _ = map.advise_range(memmap2::Advice::PopulateRead, populated, upto - populated);
+            populated = upto;
+        }
+    };
+    populate_to(1);
+    for item in BatchIter::new(bytes, 0) {
+        match item {
+            Ok(batch) => {
+                let end = batch.position as usize + batch.bytes.len();
+                populate_to(end);
+                if visit(&batch).is_break() {
+                    return Ok(None);
+                }
+                populate_to(end + POPULATE_AHEAD / 2);
+                let behind = batch.position as usize;
+                if behind >= released + 2 * UNMAP_BEHIND {
+                    let upto = behind - UNMAP_BEHIND;
+                    let upto = upto - upto % page_size();
+                    // SAFETY: [released, upto) lies in the mapping, wholly
+                    // behind every batch still to be visited; nothing
+                    // borrows it any more (each `batch` lives for one
+                    // `visit`). The file's pages stay in the page cache.
+                    unsafe {
+                        map.unchecked_advise_range(
+                            memmap2::UncheckedAdvice::DontNeed,
+                            released,
+                            upto - released,
+                        )
+                    }?;
+                    released = upto;
+                }
+            }
+            Err(err) => return Ok(Some(err)),
+        }
+    }
+    Ok(None)
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size)
+        .ok()
+        .filter(|&s| s > 0)
+        .unwrap_or(4096)
+}
+
+/// [`walk_batches`] through `read()` into one reused buffer.
+fn walk_read(
+    mut file: File,
+    len: u64,
+    mut visit: impl FnMut(&FileBatch<'_>) -> ControlFlow<()>,
+) -> std::io::Result<Option<FormatError>> {
     // `buf[..filled]` holds file bytes from `buf_start`; the rest is spare room.
     let mut buf = vec![0u8; CHUNK.min(len as usize).max(1)];
     let mut filled = 0usize;
@@ -37,9 +129,7 @@ pub fn walk_batches(
     let mut eof = false;
     loop {
         while !eof && filled < buf.len() {
-            let n = file
-                .read(buf.get_mut(filled..).unwrap_or_default())
-                .map_err(io)?;
+            let n = file.read(buf.get_mut(filled..).unwrap_or_default())?;
             filled += n;
             eof = n == 0;
         }
@@ -190,21 +280,29 @@ mod tests {
             file.extend_from_slice(&tail);
             let path = dir.path().join("00000000000000000000.log");
             std::fs::write(&path, &file).unwrap();
-            let mut seen = Vec::new();
-            let end = walk_batches(&path, |b| {
-                seen.push((b.position, b.bytes.len()));
-                ControlFlow::Continue(())
-            })
-            .unwrap();
             let whole: Vec<_> = BatchIter::new(&file, 0).collect();
             let expected: Vec<_> = whole
                 .iter()
                 .filter_map(|r| r.as_ref().ok())
                 .map(|b| (b.position, b.bytes.len()))
                 .collect();
-            assert_eq!(seen, expected);
             let final_error = whole.iter().find_map(|r| r.as_ref().err().copied());
-            assert_eq!(end, final_error);
+            for mapped in [true, false] {
+                let mut seen = Vec::new();
+                let visit = |b: &FileBatch<'_>| {
+                    seen.push((b.position, b.bytes.len()));
+                    ControlFlow::Continue(())
+                };
+                let opened = File::open(&path).unwrap();
+                let end = if mapped {
+                    walk_mapped(&opened, visit)
+                } else {
+                    walk_read(opened, file.len() as u64, visit)
+                }
+                .unwrap();
+                assert_eq!(seen, expected, "mapped: {mapped}");
+                assert_eq!(end, final_error, "mapped: {mapped}");
+            }
             let mut summaries = Vec::new();
             let end = walk_summaries(&path, |s| {
                 summaries.push(s.unwrap());

@@ -25,6 +25,32 @@ pub struct LogDir {
 impl LogDir {
     /// Lists the partition directories directly under `path`.
     pub fn open(path: &Path) -> Result<Self, LogDirError> {
+        let (dirs, marked_for_deletion) = Self::list(path)?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            partitions: dirs
+                .iter()
+                .map(|d| Partition::open(d))
+                .collect::<Result<_, _>>()?,
+            clean_shutdown: path.join(".kafka_cleanshutdown").exists(),
+            marked_for_deletion,
+        })
+    }
+
+    /// The partition directories directly under `path`, sorted by name,
+    /// not opened.
+    pub fn partition_dirs(path: &Path) -> Result<Vec<PathBuf>, LogDirError> {
+        Ok(Self::list(path)?.0)
+    }
+
+    /// The partition directories under `path` renamed `…-delete`, not
+    /// opened.
+    pub fn marked_dirs(path: &Path) -> Result<Vec<PathBuf>, LogDirError> {
+        Ok(Self::list(path)?.1)
+    }
+
+    /// Partition directories and those marked for deletion.
+    fn list(path: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), LogDirError> {
         let mut partitions = Vec::new();
         let mut marked_for_deletion = Vec::new();
         for entry in walkdir::WalkDir::new(path)
@@ -39,15 +65,10 @@ impl LogDir {
             if entry.file_name().to_string_lossy().ends_with("-delete") {
                 marked_for_deletion.push(entry.path().to_path_buf());
             } else if Partition::looks_like(entry.path()) {
-                partitions.push(Partition::open(entry.path())?);
+                partitions.push(entry.into_path());
             }
         }
-        Ok(Self {
-            path: path.to_path_buf(),
-            partitions,
-            clean_shutdown: path.join(".kafka_cleanshutdown").exists(),
-            marked_for_deletion,
-        })
+        Ok((partitions, marked_for_deletion))
     }
 
     /// Whether `path` holds partition directories.

@@ -114,11 +114,7 @@ impl Partition {
     /// (`recovery-point-offset-checkpoint`, `log-start-offset-checkpoint`, …),
     /// `None` when the file or the entry is absent.
     pub fn checkpointed_offset(&self, name: &str) -> Result<Option<i64>, LogDirError> {
-        Ok(
-            super::checkpoint_file::offset_checkpoint_in(&self.log_dir(), name)?
-                .get(&self.name())
-                .copied(),
-        )
+        super::checkpoint_file::checkpointed_offset_in(&self.log_dir(), name, &self.name())
     }
 
     /// `leader-epoch-checkpoint`.

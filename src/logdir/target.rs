@@ -33,8 +33,45 @@ impl Target {
     }
 }
 
+/// A partition directory not opened yet (a log dir of thousands of
+/// partitions is listed as these, each opened when its turn comes), and the
+/// segment the PATH named.
+#[derive(Debug, Clone)]
+pub struct PendingTarget {
+    /// The partition directory.
+    pub dir: PathBuf,
+    /// Only this segment, if the PATH was a `.log`.
+    pub only_segment: Option<i64>,
+}
+
+impl PendingTarget {
+    /// Lists the partition directory.
+    pub fn open(&self) -> Result<Target, LogDirError> {
+        Ok(Target {
+            partition: Partition::open(&self.dir)?,
+            only_segment: self.only_segment,
+        })
+    }
+
+    /// The log dir holding the partition (its parent directory).
+    pub fn log_dir(&self) -> PathBuf {
+        match self.dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+}
+
 /// Resolves PATH into targets.
 pub fn resolve(path: &Path) -> Result<Vec<Target>, LogDirError> {
+    resolve_pending(path)?
+        .iter()
+        .map(PendingTarget::open)
+        .collect()
+}
+
+/// Resolves PATH into partition directories to open one by one.
+pub fn resolve_pending(path: &Path) -> Result<Vec<PendingTarget>, LogDirError> {
     if let Some(kind) = special_kind_of(path) {
         return Err(LogDirError::not_understood(
             path,
@@ -60,8 +97,8 @@ pub fn resolve(path: &Path) -> Result<Vec<Target>, LogDirError> {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        return Ok(vec![Target {
-            partition: Partition::open(dir)?,
+        return Ok(vec![PendingTarget {
+            dir: dir.to_path_buf(),
             only_segment: parse_base_offset(&name),
         }]);
     }
@@ -72,18 +109,16 @@ pub fn resolve(path: &Path) -> Result<Vec<Target>, LogDirError> {
         ));
     }
     if Partition::looks_like(path) {
-        return Ok(vec![Target {
-            partition: Partition::open(path)?,
+        return Ok(vec![PendingTarget {
+            dir: path.to_path_buf(),
             only_segment: None,
         }]);
     }
     if LogDir::looks_like(path) {
-        let log_dir = LogDir::open(path)?;
-        return Ok(log_dir
-            .partitions
+        return Ok(LogDir::partition_dirs(path)?
             .into_iter()
-            .map(|partition| Target {
-                partition,
+            .map(|dir| PendingTarget {
+                dir,
                 only_segment: None,
             })
             .collect());

@@ -10,30 +10,58 @@ use super::index_rebuild::interval_source_json;
 use crate::inspect::recovery::partition::CheckedPartition;
 use crate::inspect::recovery::plan::{RecoverWhy, RecoveryPlan, SegmentAction};
 
-/// Writes `verify`'s and `recover`'s reports: per partition its plan in
-/// words and a summary table, or one JSON object per partition.
-pub fn write_reports(
-    out: &mut impl Write,
-    checked: &[CheckedPartition],
+/// Partitions the summary table lists in full; past this many it lists only
+/// those that are not clean (at most this many) and a totals row, so
+/// memory stays bounded on a log dir of any size.
+pub const SUMMARY_ROWS: usize = 100;
+
+/// One summary row: partition, segments, recovered, bytes dropped, segments
+/// deleted, unseen damage, stray files.
+type Row = (String, [u64; 6]);
+
+/// Writes `verify`'s and `recover`'s reports as each partition is done: per
+/// partition its plan in words (a summary table at the end), or one JSON
+/// object per partition. Keeps only the totals and a bounded number of rows.
+#[derive(Debug)]
+pub struct ReportWriter {
     format: OutputFormat,
-) -> io::Result<()> {
-    let mut table = Table::new();
-    table.set_header([
-        "partition",
-        "segments",
-        "recovered",
-        "bytes dropped",
-        "segments deleted",
-        "unseen damage",
-        "stray files",
-    ]);
-    for CheckedPartition {
-        report: r,
-        interval,
-    } in checked
-    {
+    partitions: usize,
+    clean: bool,
+    totals: [u64; 6],
+    rows: Vec<Row>,
+    with_findings: Vec<Row>,
+    findings: usize,
+}
+
+impl ReportWriter {
+    /// A writer printing in `format`.
+    pub fn new(format: OutputFormat) -> Self {
+        Self {
+            format,
+            partitions: 0,
+            clean: true,
+            totals: [0; 6],
+            rows: Vec::new(),
+            with_findings: Vec::new(),
+            findings: 0,
+        }
+    }
+
+    /// Whether every partition written so far is clean.
+    pub fn clean(&self) -> bool {
+        self.clean
+    }
+
+    /// Writes one partition's report and counts it for the summary.
+    pub fn write(&mut self, out: &mut impl Write, checked: &CheckedPartition) -> io::Result<()> {
+        let CheckedPartition {
+            report: r,
+            interval,
+        } = checked;
+        self.partitions += 1;
+        self.clean &= r.is_clean();
         let stray = r.stray_files();
-        if format == OutputFormat::Json {
+        if self.format == OutputFormat::Json {
             serde_json::to_writer(
                 &mut *out,
                 &json!({"type": "partition", "partition": r.partition.name(), "dir": r.partition.dir.display().to_string(),
@@ -41,8 +69,7 @@ pub fn write_reports(
                     "snapshotsMissing": r.snapshots_missing, "plan": r.plan,
                     "indexInterval": {"bytes": interval.bytes, "source": interval_source_json(&interval.source)}}),
             )?;
-            writeln!(out)?;
-            continue;
+            return writeln!(out);
         }
         write_plan(out, &r.partition.name(), &r.plan, &r.recovery_point_source)?;
         if r.plan.recovered().next().is_some() {
@@ -67,20 +94,85 @@ pub fn write_reports(
             .iter()
             .filter(|s| matches!(s.action, SegmentAction::Delete { .. }))
             .count();
-        table.add_row([
-            r.partition.name(),
-            r.plan.segments.len().to_string(),
-            r.plan.recovered().count().to_string(),
-            r.plan.truncation.map_or(0, |t| t.bytes_dropped).to_string(),
-            deleted.to_string(),
-            r.plan.unseen_damage.len().to_string(),
-            stray.len().to_string(),
+        let counts = [
+            r.plan.segments.len() as u64,
+            r.plan.recovered().count() as u64,
+            r.plan.truncation.map_or(0, |t| t.bytes_dropped),
+            deleted as u64,
+            r.plan.unseen_damage.len() as u64,
+            stray.len() as u64,
+        ];
+        for (total, n) in self.totals.iter_mut().zip(counts) {
+            *total += n;
+        }
+        if self.rows.len() < SUMMARY_ROWS {
+            self.rows.push((r.partition.name(), counts));
+        }
+        if !r.is_clean() {
+            self.findings += 1;
+            if self.with_findings.len() < SUMMARY_ROWS {
+                self.with_findings.push((r.partition.name(), counts));
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the summary table (text only).
+    pub fn finish(self, out: &mut impl Write) -> io::Result<()> {
+        if self.format != OutputFormat::Text {
+            return Ok(());
+        }
+        let mut table = Table::new();
+        table.set_header([
+            "partition",
+            "segments",
+            "recovered",
+            "bytes dropped",
+            "segments deleted",
+            "unseen damage",
+            "stray files",
         ]);
-    }
-    if format == OutputFormat::Text {
+        let all = self.partitions <= SUMMARY_ROWS;
+        let rows = if all { &self.rows } else { &self.with_findings };
+        for (name, counts) in rows {
+            table.add_row(std::iter::once(name.clone()).chain(counts.iter().map(u64::to_string)));
+        }
+        if !all {
+            table.add_row(
+                std::iter::once(format!("all {} partitions", self.partitions))
+                    .chain(self.totals.iter().map(u64::to_string)),
+            );
+        }
         writeln!(out, "{table}")?;
+        if !all {
+            writeln!(
+                out,
+                "{} partitions: the table lists those that are not clean ({} of them{})",
+                self.partitions,
+                self.findings,
+                if self.findings > SUMMARY_ROWS {
+                    format!(", the first {SUMMARY_ROWS} shown")
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+        Ok(())
     }
-    Ok(())
+}
+
+/// Writes `verify`'s and `recover`'s reports for `checked` (see
+/// [`ReportWriter`]).
+pub fn write_reports(
+    out: &mut impl Write,
+    checked: &[CheckedPartition],
+    format: OutputFormat,
+) -> io::Result<()> {
+    let mut writer = ReportWriter::new(format);
+    for c in checked {
+        writer.write(out, c)?;
+    }
+    writer.finish(out)
 }
 
 /// Writes what Kafka will do to partition `name` on its next start.

@@ -258,11 +258,20 @@ pub fn bottom_line(r: &PartitionRetention, config: &RetentionConfig) -> String {
     }
 }
 
+/// Partitions the summary table lists; past this many it lists those with
+/// the oldest data and a totals row, so memory stays bounded on a log dir
+/// of any size.
+pub const SUMMARY_ROWS: usize = 100;
+
 /// The summary of a log dir's partitions: sizes, oldest data, and the
 /// memory maps their indexes take against `vm.max_map_count`.
 #[derive(Debug, Default)]
 pub struct LogDirSummary {
-    rows: Vec<[String; 5]>,
+    /// (oldest data age, row); at most `2 * SUMMARY_ROWS`.
+    rows: Vec<(i64, [String; 5])>,
+    partitions: usize,
+    bytes: u64,
+    segments: usize,
     maps: usize,
 }
 
@@ -271,18 +280,36 @@ impl LogDirSummary {
     pub fn add(&mut self, report: &PartitionRetention) {
         let maps = 2 * report.segments.len();
         self.maps += maps;
-        self.rows.push([
-            report.partition.clone(),
-            report.total_bytes.to_string(),
-            report.segments.len().to_string(),
-            report.oldest_data_age_ms.map_or("-".into(), age_cell),
-            maps.to_string(),
-        ]);
+        self.partitions += 1;
+        self.bytes += report.total_bytes;
+        self.segments += report.segments.len();
+        self.rows.push((
+            report.oldest_data_age_ms.unwrap_or(i64::MIN),
+            [
+                report.partition.clone(),
+                report.total_bytes.to_string(),
+                report.segments.len().to_string(),
+                report.oldest_data_age_ms.map_or("-".into(), age_cell),
+                maps.to_string(),
+            ],
+        ));
+        if self.rows.len() >= 2 * SUMMARY_ROWS {
+            self.keep_oldest();
+        }
+    }
+
+    fn keep_oldest(&mut self) {
+        self.rows.sort_by_key(|(age, _)| std::cmp::Reverse(*age));
+        self.rows.truncate(SUMMARY_ROWS);
     }
 
     /// Writes the table and, with the host's `vm.max_map_count`, whether
     /// the broker's maps come close to it.
-    pub fn write(&self, w: &mut dyn Write, max_map_count: Option<u64>) -> io::Result<()> {
+    pub fn write(mut self, w: &mut dyn Write, max_map_count: Option<u64>) -> io::Result<()> {
+        let all = self.partitions <= SUMMARY_ROWS;
+        if !all {
+            self.keep_oldest();
+        }
         let mut table = Table::new();
         table.set_header([
             "partition",
@@ -291,10 +318,26 @@ impl LogDirSummary {
             "oldest data",
             "memory maps (about 2 per segment)",
         ]);
-        for row in &self.rows {
+        for (_, row) in &self.rows {
             table.add_row(row.clone());
         }
+        if !all {
+            table.add_row([
+                format!("all {} partitions", self.partitions),
+                self.bytes.to_string(),
+                self.segments.to_string(),
+                String::new(),
+                self.maps.to_string(),
+            ]);
+        }
         writeln!(w, "{table}")?;
+        if !all {
+            writeln!(
+                w,
+                "{} partitions: the table lists the {SUMMARY_ROWS} holding the oldest data",
+                self.partitions
+            )?;
+        }
         if let Some(limit) = max_map_count {
             writeln!(
                 w,

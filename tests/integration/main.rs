@@ -13,6 +13,7 @@ mod corpus_producer_state;
 mod corpus_recovery;
 mod corpus_retention;
 mod crash_safety;
+mod descriptors;
 mod diverge;
 mod dump;
 mod export;
