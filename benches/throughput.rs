@@ -32,6 +32,21 @@ use kseg::format::encode::{BatchSpec, RecordSpec};
 
 const KSEG: &str = env!("CARGO_BIN_EXE_kseg");
 
+/// Batch number `batch`: `records` records of `value_len`-byte values,
+/// timestamped by the batch number.
+fn plain_batch(batch: i64, records: i64, value_len: usize) -> BatchSpec {
+    BatchSpec {
+        records: (0..records)
+            .map(|i| RecordSpec {
+                timestamp: 1_700_000_000_000 + batch,
+                value: Some(fixture_value(batch * records + i, value_len)),
+                ..RecordSpec::default()
+            })
+            .collect(),
+        ..BatchSpec::default()
+    }
+}
+
 fn arg(name: &str) -> Option<String> {
     let args: Vec<String> = std::env::args().collect();
     args.iter()
@@ -55,18 +70,7 @@ fn write_partition(dir: &Path, bytes: u64, segment_bytes: u64) {
     let mut written = 0;
     let mut batch = 0i64;
     while written < bytes {
-        let records = (0..16)
-            .map(|i| RecordSpec {
-                timestamp: 1_700_000_000_000 + batch,
-                value: Some(fixture_value(batch * 16 + i, 1024)),
-                ..RecordSpec::default()
-            })
-            .collect();
-        w.append(BatchSpec {
-            records,
-            ..BatchSpec::default()
-        })
-        .unwrap();
+        w.append(plain_batch(batch, 16, 1024)).unwrap();
         written += 16 * 1030 + 61;
         batch += 1;
     }
@@ -176,18 +180,7 @@ fn write_many_segments(dir: &Path, segments: usize) {
     let mut batch = 0i64;
     let per_segment = 8;
     while (batch as usize) < segments * per_segment {
-        let records = (0..4)
-            .map(|i| RecordSpec {
-                timestamp: 1_700_000_000_000 + batch,
-                value: Some(fixture_value(batch * 4 + i, 200)),
-                ..RecordSpec::default()
-            })
-            .collect();
-        w.append(BatchSpec {
-            records,
-            ..BatchSpec::default()
-        })
-        .unwrap();
+        w.append(plain_batch(batch, 4, 200)).unwrap();
         batch += 1;
     }
     w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
@@ -216,18 +209,7 @@ fn write_many_partitions(dir: &Path, partitions: usize) {
     )
     .unwrap();
     for batch in 0..(SEGMENTS_PER_PARTITION * 4) as i64 {
-        let records = (0..4)
-            .map(|i| RecordSpec {
-                timestamp: 1_700_000_000_000 + batch,
-                value: Some(fixture_value(batch * 4 + i, 200)),
-                ..RecordSpec::default()
-            })
-            .collect();
-        w.append(BatchSpec {
-            records,
-            ..BatchSpec::default()
-        })
-        .unwrap();
+        w.append(plain_batch(batch, 4, 200)).unwrap();
     }
     w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
     assert_eq!(logs(&model).len(), SEGMENTS_PER_PARTITION);

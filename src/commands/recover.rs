@@ -2,10 +2,9 @@
 
 use std::path::PathBuf;
 
-use kseg::inspect::recovery::partition::CheckedPartition;
 use kseg::logdir::target::resolve;
 use kseg::repair::lock_log_dirs;
-use kseg::repair::recovery::apply_recovery;
+use kseg::repair::recovery::apply_checked;
 
 use crate::cli::RecoverArgs;
 use crate::exit_code::ExitCode;
@@ -56,21 +55,9 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
             backup.planned_dir().display()
         );
     }
-    for CheckedPartition {
-        report: r,
-        interval,
-    } in &reports
-    {
-        apply_recovery(
-            &r.partition.dir,
-            &r.plan,
-            &r.checks,
-            &r.snapshots,
-            &r.state.leader_epochs,
-            interval.bytes,
-            &mut backup,
-        )
-        .map_err(|err| super::failed_midway(err.into(), backup.created_dir()))?;
+    for checked in &reports {
+        apply_checked(checked, &mut backup)
+            .map_err(|err| super::failed_midway(err.into(), backup.created_dir()))?;
     }
     let backup = backup.into_backup();
     let dir = backup.as_ref().map(|b| b.dir().display().to_string());

@@ -18,7 +18,7 @@ use kseg::render::OutputFormat;
 use kseg::render::salvage::{write_cost, write_report};
 use kseg::repair::backup::LazyBackup;
 use kseg::repair::lock_log_dirs;
-use kseg::repair::recovery::apply_recovery;
+use kseg::repair::recovery::apply_checked;
 use kseg::repair::salvage::cut_damaged_ranges;
 
 use crate::cli::{RecoverArgs, RecoveryTargetArgs};
@@ -87,16 +87,7 @@ fn cut_and_recover(
     let checked = super::verify::analyse(&recovery, true)?;
     super::verify::print_reports(&checked, args.target.json)?;
     for c in &checked {
-        let r = &c.report;
-        apply_recovery(
-            &r.partition.dir,
-            &r.plan,
-            &r.checks,
-            &r.snapshots,
-            &r.state.leader_epochs,
-            c.interval.bytes,
-            backup,
-        )?;
+        apply_checked(c, backup)?;
     }
     Ok(())
 }

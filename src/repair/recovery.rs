@@ -11,6 +11,7 @@ use super::write::{replace_file, truncate_file};
 use crate::format::checkpoint::{LeaderEpochEntry, encode_leader_epoch_checkpoint};
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
 use crate::inspect::index::build::build_indexes_from_file;
+use crate::inspect::recovery::partition::CheckedPartition;
 use crate::inspect::recovery::plan::{RecoveryPlan, SegmentAction};
 use crate::inspect::recovery::segment::SegmentCheck;
 use crate::inspect::recovery::snapshots::SnapshotPlan;
@@ -145,6 +146,24 @@ fn trim_leader_epochs(
         backup,
         &dir.join("leader-epoch-checkpoint"),
         encode_leader_epoch_checkpoint(&kept).as_bytes(),
+    )
+}
+
+/// Carries out the recovery a partition check planned, with the index
+/// interval it found: [`apply_recovery`] on a [`CheckedPartition`].
+pub fn apply_checked(
+    checked: &CheckedPartition,
+    backup: &mut LazyBackup,
+) -> Result<(), RepairError> {
+    let r = &checked.report;
+    apply_recovery(
+        &r.partition.dir,
+        &r.plan,
+        &r.checks,
+        &r.snapshots,
+        &r.state.leader_epochs,
+        checked.interval.bytes,
+        backup,
     )
 }
 
