@@ -749,7 +749,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__transactions)
-            opts="-h -V --now --max-transaction-timeout-ms --json --help --version"
+            opts="-h -V --now --max-transaction-timeout-ms --transaction-partitions --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -760,6 +760,10 @@ _kseg() {
                     return 0
                     ;;
                 --max-transaction-timeout-ms)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --transaction-partitions)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

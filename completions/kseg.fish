@@ -176,6 +176,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand groups" -s h -l help -d 'Print
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l now -d 'The clock: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l max-transaction-timeout-ms -d 'transaction.max.timeout.ms: an open transaction idle longer is a candidate for hanging' -r
+complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l transaction-partitions -d 'transaction.state.log.num.partitions: how many __transaction_state partitions there are [default: from the log dir\'s metadata image, else 50]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l json -d 'One JSON object per transactional id and per open transaction'
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -s V -l version -d 'Print version'

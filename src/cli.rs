@@ -539,6 +539,9 @@ pub struct TransactionsArgs {
     /// transaction.max.timeout.ms: an open transaction idle longer is a candidate for hanging
     #[arg(long, value_name = "MS", default_value_t = kseg::inspect::cluster::transactions::hanging::DEFAULT_MAX_TRANSACTION_TIMEOUT_MS)]
     pub max_transaction_timeout_ms: i64,
+    /// transaction.state.log.num.partitions: how many __transaction_state partitions there are [default: from the log dir's metadata image, else 50]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
+    pub transaction_partitions: Option<i32>,
     /// One JSON object per transactional id and per open transaction
     #[arg(long)]
     pub json: bool,

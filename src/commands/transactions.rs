@@ -52,7 +52,9 @@ fn sorted_partitions(
 pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
     let now = super::time_arg::clock(args.now.as_deref())?;
     let (coordinator_partitions, data, log_dirs) = sorted_partitions(args)?;
-    let count = PartitionCount::find(&log_dirs);
+    let count = args
+        .transaction_partitions
+        .map_or_else(|| PartitionCount::find(&log_dirs), PartitionCount::given);
     let total: u64 = coordinator_partitions
         .iter()
         .chain(&data)

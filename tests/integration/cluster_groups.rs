@@ -566,6 +566,20 @@ fn a_transaction_is_not_called_hanging_while_a_coordinator_partition_is_unread()
         text.contains("if it does hang, abort would need --topic txn --partition 0"),
         "{text}"
     );
+    // Told there are 49, the read is complete.
+    let out = kseg([
+        "transactions",
+        "--json",
+        "--transaction-partitions",
+        "49",
+        log_dir.to_str().unwrap(),
+        "--now",
+        &(last + 900_001).to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let told = json_lines(&out);
+    let told = told.iter().find_map(|l| l.get("openTransaction")).unwrap();
+    assert_eq!(told["verdict"], json!("hanging"), "{told}");
     // A coordinator partition outside 0..N-1 does not complete it.
     empty_coordinator_partitions(&log_dir, 50..51);
     let (open, _) = open_transactions(&log_dir, last + 900_001);

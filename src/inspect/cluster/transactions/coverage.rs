@@ -38,13 +38,8 @@ impl PartitionCount {
                 continue;
             }
             match load_image(dir, None) {
-                Ok(image) => match image.replayed.image.topic_by_name(topic) {
-                    Some(t) => {
-                        return Self {
-                            count: i32::try_from(t.partitions.len()).unwrap_or(i32::MAX),
-                            source: format!("the metadata image in {}", dir.display()),
-                        };
-                    }
+                Ok(loaded) => match Self::of_image(&loaded.replayed.image, dir) {
+                    Some(found) => return found,
                     None => {
                         why = format!(
                             "the metadata image in {} has no {topic} topic",
@@ -65,6 +60,14 @@ impl PartitionCount {
             count: i32::try_from(t.partitions.len()).unwrap_or(i32::MAX),
             source: format!("the metadata image in {}", log_dir.display()),
         })
+    }
+
+    /// N as given on the command line.
+    pub fn given(count: i32) -> Self {
+        Self {
+            count,
+            source: "--transaction-partitions".into(),
+        }
     }
 
     /// The default count, with the reason it is used.
