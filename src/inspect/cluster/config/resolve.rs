@@ -20,7 +20,7 @@ use serde::Serialize;
 use super::internal_topics::{InternalTopic, rules};
 use super::source::{ConfigSource, Resolved};
 use super::synonyms::{
-    TOPIC_CONFIGS, TopicConfigDef, convert, default_value, is_dynamic, topic_config,
+    TOPIC_CONFIGS, TopicConfigDef, convert, default_value, fits_type, is_dynamic, topic_config,
     topic_config_of_broker_name,
 };
 use crate::inspect::cluster::metadata::configs::{ConfigMap, DynamicConfigs, SetBy};
@@ -72,7 +72,8 @@ fn dynamic_value(def: &TopicConfigDef, map: &ConfigMap, source: ConfigSource) ->
             return None;
         }
         let set = map.get(s.name)?;
-        let value = convert(&set.value, s.unit)?;
+        // The broker drops a dynamic value of the wrong type on loading.
+        let value = convert(&set.value, s.unit).filter(|v| fits_type(def, v))?;
         Some(
             Resolved {
                 synonym: (s.name != def.name).then(|| s.name.to_string()),
@@ -193,7 +194,7 @@ pub fn ignored_dynamic(layers: &BrokerLayers) -> Vec<IgnoredConfig> {
                     "not a dynamic broker config: the broker drops it when it loads its dynamic configs, so it does not reach {}",
                     def.name
                 )
-            } else if convert(&set.value, unit).is_none() {
+            } else if !convert(&set.value, unit).is_some_and(|v| fits_type(def, &v)) {
                 format!("{:?} is not a valid value; the broker drops it", set.value)
             } else {
                 continue;
@@ -386,6 +387,19 @@ mod tests {
         assert_eq!(ignored.len(), 1);
         assert_eq!(ignored[0].name, "log.retention.hours");
         assert_eq!(ignored[0].offset, Some(18));
+
+        // A dynamic value of the wrong type is dropped too: the static one stands.
+        dynamic.cluster_default = map(&[("log.retention.ms", at(20, "a week"))]);
+        let l = layers(&dynamic, Some(&statics));
+        let c = resolve_topic("t", &l);
+        assert_eq!(c["retention.ms"].source, ConfigSource::StaticBroker);
+        let ignored = ignored_dynamic(&l);
+        assert_eq!(ignored[0].name, "log.retention.ms");
+        assert!(
+            ignored[0].why.contains("not a valid value"),
+            "{:?}",
+            ignored[0]
+        );
     }
 
     #[test]

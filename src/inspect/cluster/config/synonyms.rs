@@ -272,9 +272,40 @@ pub fn convert(value: &str, unit: Unit) -> Option<String> {
     Some(n.saturating_mul(factor).max(-1).to_string())
 }
 
+/// Whether `value` has the type of `def`'s values, judged by Kafka's
+/// default: a number where the default is one, `true` or `false` where it
+/// is a boolean (Kafka's `ConfigDef` parsing, trimmed, case-insensitive for
+/// booleans); anything else is taken as it is.
+pub fn fits_type(def: &TopicConfigDef, value: &str) -> bool {
+    let (default, value) = (def.default.trim(), value.trim());
+    if default.parse::<i64>().is_ok() {
+        value.parse::<i64>().is_ok()
+    } else if default.parse::<f64>().is_ok() {
+        value.parse::<f64>().is_ok()
+    } else if default == "true" || default == "false" {
+        value.eq_ignore_ascii_case("true") || value.eq_ignore_ascii_case("false")
+    } else {
+        true
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_of_the_wrong_type_do_not_fit() {
+        let retention = topic_config("retention.ms").unwrap();
+        assert!(fits_type(retention, " 3600000 "));
+        assert!(!fits_type(retention, "abc"));
+        assert!(!fits_type(retention, "1h"));
+        let ratio = topic_config("min.cleanable.dirty.ratio").unwrap();
+        assert!(fits_type(ratio, "0.25") && !fits_type(ratio, "half"));
+        let unclean = topic_config("unclean.leader.election.enable").unwrap();
+        assert!(fits_type(unclean, "TRUE") && !fits_type(unclean, "yes"));
+        let policy = topic_config("cleanup.policy").unwrap();
+        assert!(fits_type(policy, "compact,delete"));
+    }
 
     #[test]
     fn retention_ms_prefers_ms_then_minutes_then_hours() {
