@@ -12,6 +12,7 @@ pub mod log_dir;
 pub mod mapped;
 pub mod page_cache;
 pub mod partition;
+pub mod properties_file;
 pub mod salvage_walk;
 pub mod segment;
 pub mod target;

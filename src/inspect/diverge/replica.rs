@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use super::batch::ReplicaBatch;
 use super::epoch_source::{LoadView, LoadedEpochs, load_epochs};
 use crate::format::checkpoint::{LeaderEpochEntry, parse_leader_epoch_checkpoint};
-use crate::format::properties::parse_partition_metadata;
 use crate::inspect::producer::state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry};
 use crate::inspect::recovery::partition::{LoadInputs, check_partition};
 use crate::inspect::recovery::plan::SegmentAction;
 use crate::inspect::recovery::segment::SegmentCheckOptions;
 use crate::logdir::chunked::walk_summaries;
 use crate::logdir::mapped::read_small;
+use crate::logdir::properties_file::topic_id;
 use crate::logdir::{CachePolicy, LogDirError, Partition};
 
 /// A replica, loaded.
@@ -115,10 +115,7 @@ fn read_checkpoint(partition: &Partition) -> Option<Result<Vec<LeaderEpochEntry>
 
 /// The topic id in `partition.metadata`, if the file is there and parses.
 fn read_topic_id(partition: &Partition) -> Option<String> {
-    let text = read_small(&partition.dir.join("partition.metadata"), 1 << 20).ok()?;
-    parse_partition_metadata(&String::from_utf8_lossy(&text))
-        .ok()
-        .map(|m| m.topic_id)
+    topic_id(&partition.dir).ok()
 }
 
 /// Loads the replica in `dir` as its broker would on start.

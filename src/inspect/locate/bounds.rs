@@ -1,8 +1,9 @@
-//! Where a partition's readable offsets start: the log start offset
-//! lookups and retention assume, and the check that there is a segment to
-//! look in at all.
+//! Where a partition's readable offsets start and end: the log start offset
+//! lookups and retention assume, the log end offset, and the check that
+//! there is a segment to look in at all.
 
-use crate::logdir::{LogDirError, Partition};
+use super::next_offset;
+use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
 /// An offset and, in words, where it came from.
 pub type SourcedOffset = (i64, String);
@@ -37,4 +38,14 @@ pub(super) fn require_segments(partition: &Partition) -> Result<(), LogDirError>
         ));
     }
     Ok(())
+}
+
+/// The log end offset of `partition`: the offset after the last whole
+/// batch of its last segment (0 for a partition without segments).
+pub fn log_end_offset(partition: &Partition) -> Result<i64, LogDirError> {
+    let Some(segment) = partition.active_segment() else {
+        return Ok(0);
+    };
+    let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
+    Ok(next_offset(segment, log.bytes()))
 }

@@ -12,7 +12,7 @@ mod segment;
 pub mod segment_time;
 
 pub use crate::inspect::index::entry_count::EntryCount;
-pub use bounds::{SourcedOffset, log_start_offset};
+pub use bounds::{SourcedOffset, log_end_offset, log_start_offset};
 pub use by_offset::{FoundBatch, OffsetLookup, OffsetVerdict, RecordAt, lookup_offset};
 pub use by_timestamp::{TimestampLookup, TimestampSegment, lookup_timestamp};
 pub use segment::{

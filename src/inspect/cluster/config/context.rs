@@ -7,10 +7,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::resolve::{BrokerLayers, IgnoredConfig, TopicConfigs, ignored_dynamic, resolve_topic};
-use crate::format::properties::parse_properties;
 use crate::inspect::cluster::metadata::configs::DynamicConfigs;
 use crate::inspect::cluster::metadata::load::{find_metadata_partition, load_image};
 use crate::logdir::LogDirError;
+use crate::logdir::properties_file::{node_id, read_properties};
 
 /// The metadata log the dynamic configs came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,18 +42,9 @@ pub struct ConfigContext {
     pub warnings: Vec<String>,
 }
 
-/// Reads a Java properties file into a map (the last setting of a name wins).
-pub fn read_properties(path: &Path) -> Result<BTreeMap<String, String>, LogDirError> {
-    let text = std::fs::read_to_string(path).map_err(|e| LogDirError::io(path, e))?;
-    Ok(parse_properties(&text).into_iter().collect())
-}
-
 /// `node.id` (or the older `broker.id`) in `<log_dir>/meta.properties`.
 pub fn node_id_of(log_dir: &Path) -> Option<(String, PathBuf)> {
-    let path = log_dir.join("meta.properties");
-    let props = read_properties(&path).ok()?;
-    let id = props.get("node.id").or_else(|| props.get("broker.id"))?;
-    Some((id.trim().to_string(), path))
+    node_id(log_dir).ok()
 }
 
 impl ConfigContext {

@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use super::context::ConfigContext;
 use super::resolve::TopicConfigs;
-use crate::format::properties::parse_partition_metadata;
 use crate::logdir::Partition;
+use crate::logdir::properties_file::topic_id;
 
 /// One topic and its effective configs.
 #[derive(Debug, Clone, Serialize)]
@@ -28,8 +28,7 @@ pub struct TopicEntry {
 }
 
 fn dir_topic_id(partition: &Partition) -> Option<String> {
-    let text = std::fs::read_to_string(partition.dir.join("partition.metadata")).ok()?;
-    Some(parse_partition_metadata(&text).ok()?.topic_id)
+    topic_id(&partition.dir).ok()
 }
 
 /// The topics of the image and of `partitions`, by name, each with its

@@ -9,18 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::offsets::TopicPartition;
-use crate::inspect::locate::next_offset;
-use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
-
-/// The log end offset of `partition`: the offset after the last whole
-/// batch of its last segment (0 for a partition without segments).
-pub fn log_end_offset(partition: &Partition) -> Result<i64, LogDirError> {
-    let Some(segment) = partition.active_segment() else {
-        return Ok(0);
-    };
-    let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
-    Ok(next_offset(segment, log.bytes()))
-}
+use crate::inspect::locate::log_end_offset;
+use crate::logdir::{LogDirError, Partition};
 
 /// Where a partition of the log dir ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,7 +13,6 @@
 //! so the state is the one of the records before it.
 
 use std::ops::ControlFlow;
-use std::path::Path;
 
 use serde_json::Value;
 
@@ -191,7 +190,7 @@ impl Walk<'_> {
         }
         drop(decoded);
         self.scratch = scratch;
-        self.next_offset = Some(summary.last_offset + 1);
+        self.next_offset = Some(summary.last_offset.saturating_add(1));
         ControlFlow::Continue(())
     }
 }
@@ -252,14 +251,10 @@ pub fn load_partition(
                 "Kafka's log recovery truncates the log here and deletes the segments after it (see `kseg verify`)",
             );
         }
-        progress(file_len(&path));
+        progress(segment.log_size());
         if walk.stopped {
             break;
         }
     }
     Ok(walk.problems)
-}
-
-fn file_len(path: &Path) -> u64 {
-    std::fs::metadata(path).map_or(0, |m| m.len())
 }

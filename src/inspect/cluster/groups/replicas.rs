@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::lag::log_end_offset;
+use crate::inspect::locate::log_end_offset;
 use crate::logdir::{LogDirError, Partition};
 
 /// The replicas kept, one per partition name, and a note for each set aside.

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use super::image::MetadataImage;
 use super::load::METADATA_PARTITION;
-use crate::format::properties::{parse_partition_metadata, parse_properties};
+use crate::logdir::file_name::parse_partition_dir;
+use crate::logdir::properties_file;
 use crate::logdir::{LogDir, LogDirError};
 
 /// Why a partition directory is a stray replica.
@@ -125,24 +126,14 @@ impl StrayReport {
 
 /// `node.id` (KRaft) or `broker.id` from `<log_dir>/meta.properties`.
 pub fn node_id(log_dir: &Path) -> Result<i32, String> {
-    let path = log_dir.join("meta.properties");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let props = parse_properties(&text);
-    let find = |key: &str| props.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
-    let value = find("node.id")
-        .or_else(|| find("broker.id"))
-        .ok_or_else(|| format!("{}: no node.id", path.display()))?;
+    let (value, path) = properties_file::node_id(log_dir).map_err(|e| e.to_string())?;
     value
         .parse()
         .map_err(|_| format!("{}: node.id {value:?} is not a number", path.display()))
 }
 
 fn topic_id(dir: &Path) -> Result<String, String> {
-    let path = dir.join("partition.metadata");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("partition.metadata: {e}"))?;
-    parse_partition_metadata(&text)
-        .map(|m| m.topic_id)
-        .map_err(|e| format!("partition.metadata {e}"))
+    properties_file::topic_id(dir).map_err(|e| e.to_string())
 }
 
 /// Why the partition `(id, partition)` named `topic` is stray on `node_id`.
@@ -177,18 +168,20 @@ pub fn find_stray_replicas(
     log_dir: &Path,
     image: &MetadataImage,
 ) -> Result<StrayReport, LogDirError> {
-    let dir = LogDir::open(log_dir)?;
     let (node_id, node_id_missing) = match node_id(log_dir) {
         Ok(n) => (Some(n), None),
         Err(why) => (None, Some(why)),
     };
-    let replicas = dir
-        .partitions
-        .iter()
-        .filter(|p| p.name() != METADATA_PARTITION)
-        .filter_map(|p| {
-            let (topic, partition) = p.topic_partition.clone()?;
-            let (topic_id, stray) = match topic_id(&p.dir) {
+    // Only names and `partition.metadata` are read: no partition is opened.
+    let replicas = LogDir::partition_dirs(log_dir)?
+        .into_iter()
+        .filter_map(|dir| {
+            let name = dir.file_name()?.to_str()?.to_string();
+            if name == METADATA_PARTITION {
+                return None;
+            }
+            let (topic, partition) = parse_partition_dir(&name)?;
+            let (topic_id, stray) = match topic_id(&dir) {
                 Ok(id) => {
                     let stray = judge(image, &topic, &id, partition, node_id);
                     (Some(id), stray)
@@ -196,7 +189,7 @@ pub fn find_stray_replicas(
                 Err(why) => (None, Some(StrayReason::NoTopicId(why))),
             };
             Some(ReplicaMatch {
-                dir: p.dir.clone(),
+                dir,
                 topic,
                 partition,
                 topic_id,

@@ -10,7 +10,7 @@
 use std::ops::ControlFlow;
 
 use crate::format::producer_snapshot::parse_producer_snapshot;
-use crate::inspect::cluster::groups::lag::log_end_offset;
+use crate::inspect::locate::log_end_offset;
 use crate::inspect::producer::state::{ProducerState, for_each_producer_batch};
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
