@@ -860,12 +860,12 @@ fn the_load_stops_at_the_first_batch_that_fails_its_crc_as_recovery_truncates_th
     assert_eq!(damaged, expected);
 }
 
-#[test]
-fn a_record_of_an_unknown_type_is_skipped_as_kafka_skips_it() {
+/// A partition `name` under `root` holding one record with `key` and a
+/// 2-byte value.
+fn one_record_partition(root: &Path, name: &str, key: Vec<u8>) -> PathBuf {
     use kseg::fixture::{PartitionWriter, WriterConfig};
     use kseg::format::encode::{BatchSpec, RecordSpec};
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join(OFFSETS_DIR);
+    let dir = root.join(name);
     let config = WriterConfig {
         segment_bytes: 1 << 20,
         index_interval_bytes: 4096,
@@ -874,7 +874,7 @@ fn a_record_of_an_unknown_type_is_skipped_as_kafka_skips_it() {
     w.append(BatchSpec {
         records: vec![RecordSpec {
             timestamp: 1_733_223_647_400,
-            key: Some(vec![0x7f, 0xff, 0, 0]),
+            key: Some(key),
             value: Some(vec![0, 0]),
             ..RecordSpec::default()
         }],
@@ -882,6 +882,13 @@ fn a_record_of_an_unknown_type_is_skipped_as_kafka_skips_it() {
     })
     .unwrap();
     w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    dir
+}
+
+#[test]
+fn a_record_of_an_unknown_type_is_skipped_as_kafka_skips_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = one_record_partition(tmp.path(), OFFSETS_DIR, vec![0x7f, 0xff, 0, 0]);
     let out = kseg(["groups", dir.to_str().unwrap()]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
@@ -953,26 +960,8 @@ fn a_transaction_completed_past_the_high_watermark_still_holds_the_last_stable_o
 
 #[test]
 fn a_transaction_log_key_of_an_unknown_version_is_skipped_as_kafka_skips_it() {
-    use kseg::fixture::{PartitionWriter, WriterConfig};
-    use kseg::format::encode::{BatchSpec, RecordSpec};
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("__transaction_state-0");
-    let config = WriterConfig {
-        segment_bytes: 1 << 20,
-        index_interval_bytes: 4096,
-    };
-    let mut w = PartitionWriter::create(&dir, config).unwrap();
-    w.append(BatchSpec {
-        records: vec![RecordSpec {
-            timestamp: 1_733_223_647_400,
-            key: Some(vec![0, 9, 0, 1, b'x']),
-            value: Some(vec![0, 0]),
-            ..RecordSpec::default()
-        }],
-        ..BatchSpec::default()
-    })
-    .unwrap();
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    let dir = one_record_partition(tmp.path(), "__transaction_state-0", vec![0, 9, 0, 1, b'x']);
     let out = kseg(["transactions", dir.to_str().unwrap()]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(0), "{err}");
