@@ -1,11 +1,8 @@
 //! Walking a `.log`: for passes that read every byte (CRC checks), a file of
-//! at least [`MAP_AT_LEAST`] bytes is mapped once, whole, read front to back
-//! with `MADV_SEQUENTIAL` and the pages behind the cursor unmapped as it
-//! goes (so resident memory stays at a window, not the file), and a smaller
-//! one is read through `read()` into one reused buffer; passes that need only
-//! batch headers read header by header with `pread`. A mapped file truncated
-//! under kseg raises SIGBUS, which the binary reports and exits on (see
-//! [`super::mapped`]).
+//! at least [`MAP_AT_LEAST`] bytes is walked through one mapping (see
+//! [`super::mapped_walk`]), and a smaller one is read through `read()` into
+//! one reused buffer; passes that need only batch headers read header by
+//! header with `pread`.
 
 use std::fs::File;
 use std::io::Read;
@@ -14,6 +11,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use super::error::LogDirError;
+use super::mapped_walk::walk_mapped;
 use crate::format::batch::{LOG_OVERHEAD, MIN_ENTRY_SIZE, V2_HEADER_SIZE};
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::{
@@ -25,12 +23,6 @@ const CHUNK: usize = 256 << 10;
 
 /// Files this big or bigger are walked through a mapping.
 pub const MAP_AT_LEAST: u64 = 1 << 20;
-
-/// How far ahead of the cursor pages are mapped in, in bytes.
-const POPULATE_AHEAD: usize = 1 << 20;
-
-/// How far behind the cursor mapped pages are let go, in bytes.
-const UNMAP_BEHIND: usize = 1 << 20;
 
 /// Calls `visit` with every whole batch of the file at `path`, in order,
 /// until it returns `Break`. Returns the framing error that ended the walk
@@ -47,73 +39,6 @@ pub fn walk_batches(
     } else {
         walk_read(file, len, visit).map_err(io)
     }
-}
-
-/// [`walk_batches`] over a mapping of the whole file.
-fn walk_mapped(
-    file: &File,
-    mut visit: impl FnMut(&FileBatch<'_>) -> ControlFlow<()>,
-) -> std::io::Result<Option<FormatError>> {
-    // SAFETY: read-only; a concurrent truncation raises SIGBUS, which the
-    // binary reports as an error (see `super::mapped`).
-    let map = unsafe { memmap2::Mmap::map(file) }?;
-    let _ = map.advise(memmap2::Advice::Sequential);
-    let bytes: &[u8] = &map;
-    // Pages below `released` are no longer mapped in; pages below
-    // `populated` were mapped in ahead, a window at a time (one call maps
-    // what would otherwise take a page fault every few pages).
-    let mut released = 0usize;
-    let mut populated = 0usize;
-    let mut populate_to = |end: usize| {
-        if end > populated {
-            let upto = (end + POPULATE_AHEAD).min(bytes.len());
-            // Advisory: an older kernel without MADV_POPULATE_READ faults
-            // the pages in as they are read.
-            let _ = map.advise_range(memmap2::Advice::PopulateRead, populated, upto - populated);
-            populated = upto;
-        }
-    };
-    populate_to(1);
-    for item in BatchIter::new(bytes, 0) {
-        match item {
-            Ok(batch) => {
-                let end = batch.position as usize + batch.bytes.len();
-                populate_to(end);
-                if visit(&batch).is_break() {
-                    return Ok(None);
-                }
-                populate_to(end + POPULATE_AHEAD / 2);
-                let behind = batch.position as usize;
-                if behind >= released + 2 * UNMAP_BEHIND {
-                    let upto = behind - UNMAP_BEHIND;
-                    let upto = upto - upto % page_size();
-                    // SAFETY: [released, upto) lies in the mapping, wholly
-                    // behind every batch still to be visited; nothing
-                    // borrows it any more (each `batch` lives for one
-                    // `visit`). The file's pages stay in the page cache.
-                    unsafe {
-                        map.unchecked_advise_range(
-                            memmap2::UncheckedAdvice::DontNeed,
-                            released,
-                            upto - released,
-                        )
-                    }?;
-                    released = upto;
-                }
-            }
-            Err(err) => return Ok(Some(err)),
-        }
-    }
-    Ok(None)
-}
-
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(size)
-        .ok()
-        .filter(|&s| s > 0)
-        .unwrap_or(4096)
 }
 
 /// [`walk_batches`] through `read()` into one reused buffer.

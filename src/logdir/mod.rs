@@ -10,6 +10,7 @@ pub mod identify;
 pub mod lock;
 pub mod log_dir;
 pub mod mapped;
+pub mod mapped_walk;
 pub mod page_cache;
 pub mod partition;
 pub mod properties_file;
