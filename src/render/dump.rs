@@ -17,6 +17,7 @@ use crate::format::{BatchSummary, ControlRecord, ControlType, FormatError, Recor
 use crate::schema::{DecodedRecord, InternalTopic};
 
 use super::decoded::{self, KafkaJson};
+use super::text_line::TextLine;
 
 /// A record's key and value decoded as records of an internal topic, as
 /// values or (for text output) as JSON text.
@@ -36,6 +37,8 @@ pub struct DumpPrinter<W: Write> {
     out: W,
     format: OutputFormat,
     encoding: ByteEncoding,
+    /// The batch line being built.
+    line: TextLine,
 }
 
 fn optional_long(v: Option<i64>) -> String {
@@ -52,6 +55,7 @@ impl<W: Write> DumpPrinter<W> {
             out,
             format,
             encoding,
+            line: TextLine::default(),
         }
     }
 
@@ -94,37 +98,53 @@ impl<W: Write> DumpPrinter<W> {
     pub fn batch(&mut self, b: &BatchSummary, is_valid: bool) -> io::Result<()> {
         match self.format {
             OutputFormat::Text => {
+                let line = &mut self.line;
                 if b.magic >= 2 {
-                    write!(
-                        self.out,
-                        "baseOffset: {} lastOffset: {} count: {} baseSequence: {} lastSequence: {} producerId: {} producerEpoch: {} partitionLeaderEpoch: {} isTransactional: {} isControl: {} deleteHorizonMs: {}",
-                        b.base_offset,
-                        b.last_offset,
-                        b.count.map_or("null".to_string(), |c| c.to_string()),
-                        b.base_sequence,
-                        b.last_sequence,
-                        b.producer_id,
-                        b.producer_epoch,
-                        b.partition_leader_epoch,
-                        b.is_transactional,
-                        b.is_control,
-                        optional_long(b.delete_horizon_ms),
-                    )?;
+                    line.str("baseOffset: ")
+                        .int(b.base_offset)
+                        .str(" lastOffset: ")
+                        .int(b.last_offset)
+                        .str(" count: ")
+                        .int_or(b.count, "null")
+                        .str(" baseSequence: ")
+                        .int(b.base_sequence)
+                        .str(" lastSequence: ")
+                        .int(b.last_sequence)
+                        .str(" producerId: ")
+                        .int(b.producer_id)
+                        .str(" producerEpoch: ")
+                        .int(b.producer_epoch)
+                        .str(" partitionLeaderEpoch: ")
+                        .int(b.partition_leader_epoch)
+                        .str(" isTransactional: ")
+                        .bool(b.is_transactional)
+                        .str(" isControl: ")
+                        .bool(b.is_control)
+                        .str(" deleteHorizonMs: ");
+                    match b.delete_horizon_ms {
+                        Some(ms) => line.str("OptionalLong[").int(ms).str("]"),
+                        None => line.str("OptionalLong.empty"),
+                    };
                 } else {
-                    write!(self.out, "offset: {}", b.last_offset)?;
+                    line.str("offset: ").int(b.last_offset);
                 }
-                writeln!(
-                    self.out,
-                    " position: {} {}: {} size: {} magic: {} compresscodec: {} crc: {} isvalid: {}",
-                    b.position,
-                    b.timestamp_type.name(),
-                    b.max_timestamp,
-                    b.size,
-                    b.magic,
-                    b.compression.name(),
-                    b.crc,
-                    is_valid
-                )
+                line.str(" position: ")
+                    .int(b.position)
+                    .str(" ")
+                    .str(b.timestamp_type.name())
+                    .str(": ")
+                    .int(b.max_timestamp)
+                    .str(" size: ")
+                    .int(b.size)
+                    .str(" magic: ")
+                    .int(b.magic)
+                    .str(" compresscodec: ")
+                    .str(b.compression.name())
+                    .str(" crc: ")
+                    .int(b.crc)
+                    .str(" isvalid: ")
+                    .bool(is_valid)
+                    .finish(&mut self.out)
             }
             OutputFormat::Json => self.json(
                 "batch",
