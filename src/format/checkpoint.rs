@@ -34,11 +34,13 @@ fn malformed(line: usize, reason: &'static str) -> FormatError {
     )
 }
 
-/// Splits a checkpoint into its entry lines, checking version 0 and the count.
-fn entry_lines(text: &str) -> Result<Vec<Vec<&str>>, FormatError> {
-    let mut lines = text.lines();
-    let Some(version) = lines.next() else {
-        return Ok(Vec::new());
+/// A checkpoint's entry lines (blank lines skipped), each with its line
+/// number, after checking version 0 and that the count line matches; the
+/// text is walked twice (to count, then to yield) rather than collected.
+fn entry_lines(text: &str) -> Result<impl Iterator<Item = (usize, &str)>, FormatError> {
+    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+    let Some((_, version)) = lines.next() else {
+        return Ok(None.into_iter().flatten());
     };
     let version: i64 = version
         .trim()
@@ -52,34 +54,66 @@ fn entry_lines(text: &str) -> Result<Vec<Vec<&str>>, FormatError> {
     }
     let count: usize = lines
         .next()
-        .and_then(|l| l.trim().parse().ok())
+        .and_then(|(_, l)| l.trim().parse().ok())
         .ok_or_else(|| malformed(2, "expected an entry count"))?;
-    let entries: Vec<Vec<&str>> = lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.split_whitespace().collect())
-        .collect();
-    if entries.len() != count {
+    let entries = lines.filter(|(_, l)| !l.trim().is_empty());
+    if entries.clone().count() != count {
         return Err(malformed(3, "entry count does not match the count line"));
     }
-    Ok(entries)
+    Ok(Some(entries).into_iter().flatten())
+}
+
+/// The whitespace-separated fields of `line` when there are exactly `N`.
+fn fields<const N: usize>(line: &str) -> Option<[&str; N]> {
+    let mut split = line.split_whitespace();
+    let mut out = [""; N];
+    for slot in &mut out {
+        *slot = split.next()?;
+    }
+    split.next().is_none().then_some(out)
+}
+
+/// One `<topic> <partition> <offset>` line, borrowed from the file's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffsetCheckpointLine<'t> {
+    /// Topic name.
+    pub topic: &'t str,
+    /// Partition number.
+    pub partition: i32,
+    /// Offset.
+    pub offset: i64,
+}
+
+/// The entries of an offset checkpoint in file order, borrowed from `text`
+/// (nothing is allocated per entry), after its version and count lines are
+/// checked; each entry line that does not parse yields an error.
+pub fn offset_checkpoint_lines(
+    text: &str,
+) -> Result<impl Iterator<Item = Result<OffsetCheckpointLine<'_>, FormatError>>, FormatError> {
+    Ok(entry_lines(text)?.map(|(n, line)| {
+        let [topic, partition, offset] =
+            fields(line).ok_or_else(|| malformed(n, "expected '<topic> <partition> <offset>'"))?;
+        Ok(OffsetCheckpointLine {
+            topic,
+            partition: partition
+                .parse()
+                .map_err(|_| malformed(n, "expected a partition number"))?,
+            offset: offset
+                .parse()
+                .map_err(|_| malformed(n, "expected an offset"))?,
+        })
+    }))
 }
 
 /// Parses an offset checkpoint (recovery point, log start, high watermark, cleaner).
 pub fn parse_offset_checkpoint(text: &str) -> Result<Vec<OffsetCheckpointEntry>, FormatError> {
-    entry_lines(text)?
-        .into_iter()
-        .enumerate()
-        .map(|(i, fields)| match fields.as_slice() {
-            [topic, partition, offset] => Ok(OffsetCheckpointEntry {
-                topic: (*topic).to_string(),
-                partition: partition
-                    .parse()
-                    .map_err(|_| malformed(i + 3, "expected a partition number"))?,
-                offset: offset
-                    .parse()
-                    .map_err(|_| malformed(i + 3, "expected an offset"))?,
-            }),
-            _ => Err(malformed(i + 3, "expected '<topic> <partition> <offset>'")),
+    offset_checkpoint_lines(text)?
+        .map(|line| {
+            line.map(|l| OffsetCheckpointEntry {
+                topic: l.topic.to_string(),
+                partition: l.partition,
+                offset: l.offset,
+            })
         })
         .collect()
 }
@@ -87,18 +121,17 @@ pub fn parse_offset_checkpoint(text: &str) -> Result<Vec<OffsetCheckpointEntry>,
 /// Parses `leader-epoch-checkpoint`.
 pub fn parse_leader_epoch_checkpoint(text: &str) -> Result<Vec<LeaderEpochEntry>, FormatError> {
     entry_lines(text)?
-        .into_iter()
-        .enumerate()
-        .map(|(i, fields)| match fields.as_slice() {
-            [epoch, start] => Ok(LeaderEpochEntry {
+        .map(|(n, line)| {
+            let [epoch, start] =
+                fields(line).ok_or_else(|| malformed(n, "expected '<epoch> <startOffset>'"))?;
+            Ok(LeaderEpochEntry {
                 epoch: epoch
                     .parse()
-                    .map_err(|_| malformed(i + 3, "expected an epoch"))?,
+                    .map_err(|_| malformed(n, "expected an epoch"))?,
                 start_offset: start
                     .parse()
-                    .map_err(|_| malformed(i + 3, "expected an offset"))?,
-            }),
-            _ => Err(malformed(i + 3, "expected '<epoch> <startOffset>'")),
+                    .map_err(|_| malformed(n, "expected an offset"))?,
+            })
         })
         .collect()
 }
@@ -140,6 +173,39 @@ mod tests {
         assert!(parse_offset_checkpoint("").unwrap().is_empty());
         assert!(parse_offset_checkpoint("0\n3\na 0 1\n").is_err());
         assert!(parse_offset_checkpoint("1\n0\n").is_err());
+    }
+
+    /// A bad entry is named by its line in the file, blank lines counted;
+    /// an entry needs exactly its fields.
+    #[test]
+    fn names_the_line_of_a_bad_entry() {
+        let line_of = |text: &str| match parse_offset_checkpoint(text).unwrap_err().kind {
+            FormatErrorKind::MalformedLine { line, .. } => line,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(line_of("0\n2\na 0 1\n\nb x 2\n"), 5);
+        assert_eq!(line_of("0\n1\na 0 1 9\n"), 3);
+        assert_eq!(line_of("0\n1\na 0\n"), 3);
+        assert!(parse_leader_epoch_checkpoint("0\n1\n0 0 0\n").is_err());
+        let lines: Vec<_> = offset_checkpoint_lines("0\n2\na 0 1\n\n b  3   7 \n")
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                OffsetCheckpointLine {
+                    topic: "a",
+                    partition: 0,
+                    offset: 1
+                },
+                OffsetCheckpointLine {
+                    topic: "b",
+                    partition: 3,
+                    offset: 7
+                }
+            ]
+        );
     }
 
     #[test]

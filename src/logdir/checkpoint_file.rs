@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use super::error::LogDirError;
 use super::mapped::read_small;
-use crate::format::checkpoint::parse_offset_checkpoint;
+use crate::format::checkpoint::{offset_checkpoint_lines, parse_offset_checkpoint};
 
 /// Reads the offset checkpoint `name` in directory `dir`, keyed `topic-partition`.
 pub fn offset_checkpoint_in(dir: &Path, name: &str) -> Result<BTreeMap<String, i64>, LogDirError> {
@@ -60,25 +60,31 @@ impl Entries {
             return Ok(Self::default());
         }
         let bytes = read_small(&path, 64 << 20)?;
-        let parsed = parse_offset_checkpoint(&String::from_utf8_lossy(&bytes))
-            .map_err(|e| LogDirError::format(&path, e))?;
-        drop(bytes);
+        let text = String::from_utf8_lossy(&bytes);
         let mut entries = Self::default();
-        // Latest first, so a stable sort and a dedup keep the latest.
-        for e in parsed.iter().rev() {
+        let too_big = || LogDirError::not_understood(&path, "too large for a checkpoint");
+        for line in offset_checkpoint_lines(&text).map_err(|e| LogDirError::format(&path, e))? {
+            let e = line.map_err(|e| LogDirError::format(&path, e))?;
             let start = entries.keys.len();
             let _ = write!(entries.keys, "{}-{}", e.topic, e.partition);
             let len = entries.keys.len() - start;
-            let too_big = || LogDirError::not_understood(&path, "too large for a checkpoint");
             entries.sorted.push((
                 u32::try_from(start).map_err(|_| too_big())?,
                 u32::try_from(len).map_err(|_| too_big())?,
                 e.offset,
             ));
         }
-        drop(parsed);
+        drop(text);
+        drop(bytes);
         let mut sorted = std::mem::take(&mut entries.sorted);
-        sorted.sort_by(|a, b| entries.key(a).cmp(entries.key(b)));
+        // A key's later entries start later in `keys`: sorted latest first
+        // within a key, the dedup keeps the latest.
+        sorted.sort_unstable_by(|a, b| {
+            entries
+                .key(a)
+                .cmp(entries.key(b))
+                .then_with(|| b.0.cmp(&a.0))
+        });
         sorted.dedup_by(|later, kept| entries.key(later) == entries.key(kept));
         sorted.shrink_to_fit();
         entries.keys.shrink_to_fit();
