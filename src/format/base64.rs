@@ -1,6 +1,7 @@
 //! Base64 as Kafka's tools print bytes: the standard alphabet with padding
 //! (Jackson's binary values) and the URL-safe one without (`Uuid.toString`),
-//! by the `base64` crate's engines.
+//! by the `base64` crate's engines; and URL-safe text read back as Java
+//! reads it (`Uuid.fromString`).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -27,6 +28,58 @@ pub fn decode_standard(text: &str) -> Option<Vec<u8>> {
     .ok()
 }
 
+/// Decodes URL-safe base64 as Java's `Base64.getUrlDecoder().decode` does
+/// (so as `Uuid.fromString` reads a topic id): every character in the URL-safe
+/// alphabet up to optional `=` padding that completes the last 4-character
+/// unit, nothing after it, and no last unit of a single character. (The
+/// `base64` crate's optional padding also takes a short `xx=`, which Java
+/// refuses.)
+pub fn decode_url_safe(text: &str) -> Option<Vec<u8>> {
+    let input = text.as_bytes();
+    let value = |b: u8| -> Option<u32> {
+        Some(match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'-' => 62,
+            b'_' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let mut out = Vec::with_capacity(input.len() * 3 / 4);
+    let mut bits = 0u32;
+    let mut in_unit = 0;
+    let mut rest = input.iter();
+    while let Some(&b) = rest.next() {
+        if b == b'=' {
+            // `xx==` and `xxx=` end the input; any other padding is wrong.
+            let ends = match in_unit {
+                2 => rest.next() == Some(&b'='),
+                3 => true,
+                _ => false,
+            };
+            if !ends || rest.next().is_some() {
+                return None;
+            }
+            break;
+        }
+        bits = bits << 6 | value(b)?;
+        in_unit += 1;
+        if in_unit == 4 {
+            out.extend_from_slice(&bits.to_be_bytes()[1..]);
+            bits = 0;
+            in_unit = 0;
+        }
+    }
+    match in_unit {
+        0 => {}
+        1 => return None,
+        2 => out.push((bits >> 4) as u8),
+        _ => out.extend_from_slice(&((bits >> 2) as u16).to_be_bytes()),
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -41,5 +94,24 @@ mod tests {
         assert_eq!(decode_standard("dWQtMQ").unwrap(), b"ud-1");
         assert_eq!(decode_standard(&standard(b"abc")).unwrap(), b"abc");
         assert_eq!(decode_standard("a-b"), None);
+    }
+
+    /// Padding as Java takes it: optional, but when present it completes
+    /// the last unit and ends the text; a last unit of one character fails.
+    #[test]
+    fn decodes_url_safe_as_java() {
+        assert_eq!(decode_url_safe("YWJj").unwrap(), b"abc");
+        assert_eq!(decode_url_safe("YWI").unwrap(), b"ab");
+        assert_eq!(decode_url_safe("YWI=").unwrap(), b"ab");
+        assert_eq!(decode_url_safe("YQ==").unwrap(), b"a");
+        assert_eq!(decode_url_safe("YQ").unwrap(), b"a");
+        assert_eq!(decode_url_safe("-_8").unwrap(), [0xfb, 0xff]);
+        assert_eq!(
+            decode_url_safe(&url_safe_unpadded(&[7; 16])).unwrap(),
+            [7; 16]
+        );
+        for bad in ["Y", "YQ=", "YQ=x", "Y===", "YQ==YQ==", "Y+Q=", "YQ\u{e9}"] {
+            assert_eq!(decode_url_safe(bad), None, "{bad:?}");
+        }
     }
 }

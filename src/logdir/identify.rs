@@ -10,7 +10,8 @@ use super::file_name::{FileKind, classify_by_suffix, classify_contents, parse_ba
 use super::file_type::special_kind_of;
 use crate::format::batch::{LOG_OVERHEAD, V2_HEADER_SIZE};
 use crate::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
-use crate::format::properties::{parse_partition_metadata, parse_properties};
+use crate::format::partition_metadata::parse_partition_metadata;
+use crate::format::properties::parse_properties;
 use crate::format::read_frame;
 
 /// How much of a file whose name tells nothing is read to tell its kind:
@@ -162,7 +163,7 @@ mod tests {
             "not all of it"
         );
         assert_eq!(
-            sniff(b"version: 0\ntopic_id: abc\n", true),
+            sniff(b"version: 0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n", true),
             FileKind::PartitionMetadata
         );
         assert_eq!(

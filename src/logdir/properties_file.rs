@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use super::LogDirError;
 use super::mapped::read_small;
-use crate::format::properties::{parse_partition_metadata, parse_properties};
+use crate::format::partition_metadata::parse_partition_metadata;
+use crate::format::properties::parse_properties;
 
 /// Larger than any properties file Kafka writes or reads.
 const PROPERTIES_LIMIT: u64 = 16 << 20;

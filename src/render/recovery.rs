@@ -67,6 +67,8 @@ impl ReportWriter {
                 &json!({"type": "partition", "partition": r.partition.name(), "dir": r.partition.dir.display().to_string(),
                     "recoveryPointSource": r.recovery_point_source, "strayFiles": stray,
                     "snapshotsMissing": r.snapshots_missing, "plan": r.plan,
+                    "partitionMetadataUnreadable": r.partition_metadata.map(|e| json!({
+                        "line": e.line, "reason": e.reason, "outcome": e.outcome})),
                     "indexInterval": {"bytes": interval.bytes, "source": interval_source_json(&interval.source)}}),
             )?;
             return writeln!(out);
@@ -79,6 +81,12 @@ impl ReportWriter {
             writeln!(
                 out,
                 "  stray file (Kafka deletes or renames it at start-up): {s}"
+            )?;
+        }
+        if let Some(e) = &r.partition_metadata {
+            writeln!(
+                out,
+                "  partition.metadata cannot be read ({e}); kseg does not rewrite it: write `version: 0` and `topic_id: <the topic's id>` (`kseg metadata` on the log dir of __cluster_metadata shows it), as the broker wrote it; without the file the broker takes the partition for a stray replica and renames its directory `-stray` (LogManager.isStrayKraftReplica)"
             )?;
         }
         if !r.snapshots_missing.is_empty() {

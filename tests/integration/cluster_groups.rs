@@ -760,7 +760,7 @@ fn write_open_transaction(dir: &Path, producer_id: i64) {
         ..BatchSpec::default()
     })
     .unwrap();
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
     // The fixture writer's snapshots hold no producers; without one the
     // producer state comes from the log, as after a crash.
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -881,7 +881,7 @@ fn one_record_partition(root: &Path, name: &str, key: Vec<u8>) -> PathBuf {
         ..BatchSpec::default()
     })
     .unwrap();
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
     dir
 }
 

@@ -187,7 +187,7 @@ fn future_timestamps_are_warned_about() {
         ..BatchSpec::default()
     })
     .unwrap();
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
     let out = kseg([
         "retention-report",
         "--json",
@@ -237,7 +237,7 @@ fn partition_with(batches: &[(i64, usize)], segment_bytes: u64) -> tempfile::Tem
         })
         .unwrap();
     }
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
     tmp
 }
 

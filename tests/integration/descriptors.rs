@@ -39,7 +39,7 @@ fn write_model(dir: &Path) {
         })
         .unwrap();
     }
-    w.close("kseg-descriptors-AAAAAA").unwrap();
+    w.close("kseg-descriptors-AAAAA").unwrap();
 }
 
 /// `<tmp>/logdir` with `PARTITIONS` partitions `events-N`; returns the log

@@ -39,7 +39,7 @@ fn write(dir: &Path) -> i64 {
         sequences[producer as usize] += 1;
         w.append(spec).unwrap();
     }
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
     60
 }
 

@@ -27,3 +27,57 @@ fn a_missing_producer_snapshot_is_noted_but_is_not_a_finding() {
         serde_json::json!([9344])
     );
 }
+
+/// A `partition.metadata` the broker's reader rejects is a finding, with
+/// what the broker does about it: an `IOException` (the zero UUID, a bad
+/// line) takes the log dir offline, a topic id that is not a base64 UUID or
+/// a missing line stops the broker's start.
+#[test]
+fn an_unreadable_partition_metadata_is_a_finding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logdir/orders-0");
+    copy_dir(&classic(), &dir);
+    let path = dir.to_str().unwrap();
+    let out = kseg(["verify", "--json", path]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(json_lines(&out)[0]["partitionMetadataUnreadable"].is_null());
+    for (text, line, outcome) in [
+        (
+            "version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA\n",
+            2,
+            "logDirOffline",
+        ),
+        (
+            "version:0\ntopic_id: kseg-classic-AAAAAAAAA\n",
+            1,
+            "logDirOffline",
+        ),
+        (
+            "version: 0\ntopic_id: kseg-classic-AAAAAAAA\n",
+            2,
+            "brokerFails",
+        ),
+        ("", 1, "brokerFails"),
+    ] {
+        std::fs::write(dir.join("partition.metadata"), text).unwrap();
+        let out = kseg(["verify", "--json", path]);
+        assert_eq!(out.status.code(), Some(1), "{text:?}: {}", stderr(&out));
+        let found = &json_lines(&out)[0]["partitionMetadataUnreadable"];
+        assert_eq!(found["line"], line, "{text:?}");
+        assert_eq!(found["outcome"], outcome, "{text:?}");
+        let out = kseg(["verify", path]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            stdout(&out).contains("partition.metadata cannot be read"),
+            "{}",
+            stdout(&out)
+        );
+        let out = kseg(["dump", dir.join("partition.metadata").to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{text:?}");
+        assert!(
+            stderr(&out).contains(&format!("line {line}")),
+            "{}",
+            stderr(&out)
+        );
+    }
+}

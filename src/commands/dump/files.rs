@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use kseg::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
+use kseg::format::partition_metadata::read_partition_metadata;
 use kseg::format::producer_snapshot::parse_producer_snapshot;
-use kseg::format::properties::{parse_partition_metadata, parse_properties};
+use kseg::format::properties::parse_properties;
 use kseg::format::quorum_state::parse_quorum_state;
 use kseg::format::txn_index::parse_txn_index;
 use kseg::logdir::file_name::FileKind;
@@ -76,7 +77,8 @@ pub(super) fn dump_text_file(
             }
         }
         FileKind::PartitionMetadata => {
-            let meta = parse_partition_metadata(&text).map_err(bad)?;
+            let meta = read_partition_metadata(&bytes)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             printer.property("version", &meta.version.to_string())?;
             printer.property("topic_id", &meta.topic_id)?;
         }

@@ -6,6 +6,9 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 use crate::format::checkpoint::{LeaderEpochEntry, parse_leader_epoch_checkpoint};
+use crate::format::partition_metadata::{
+    PartitionMetadataError, UnreadableOutcome, read_partition_metadata,
+};
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
 use crate::inspect::index::interval::IndexInterval;
 use crate::inspect::producer::state::{BatchBudget, ProducerExpiry};
@@ -36,6 +39,9 @@ pub struct PartitionReport {
     /// snapshot the broker takes at every roll: loading then replays
     /// producer state from an earlier snapshot or the log start.
     pub snapshots_missing: Vec<i64>,
+    /// Why the broker cannot read the partition's `partition.metadata`,
+    /// when it cannot (it reads the file of every partition at start).
+    pub partition_metadata: Option<PartitionMetadataError>,
 }
 
 impl PartitionReport {
@@ -52,7 +58,7 @@ impl PartitionReport {
 
     /// Whether Kafka's next start changes nothing here.
     pub fn is_clean(&self) -> bool {
-        self.plan.is_clean() && self.stray_files().is_empty()
+        self.plan.is_clean() && self.stray_files().is_empty() && self.partition_metadata.is_none()
     }
 }
 
@@ -142,6 +148,30 @@ fn check_segments(
         .collect()
 }
 
+/// Why the broker cannot read `partition.metadata` (absent: the broker
+/// writes it when it learns the topic id; nothing to read). The KRaft
+/// metadata log's own file is read as the node's raft layer starts, so
+/// any failure there stops the node.
+fn partition_metadata_problem(
+    partition: &Partition,
+) -> Result<Option<PartitionMetadataError>, LogDirError> {
+    let path = partition.dir.join("partition.metadata");
+    if !path.exists() {
+        return Ok(None);
+    }
+    let bytes = read_small(&path, 16 << 20)?;
+    let metadata_log = partition
+        .topic_partition
+        .as_ref()
+        .is_some_and(|(topic, _)| topic == "__cluster_metadata");
+    Ok(read_partition_metadata(&bytes).err().map(|mut e| {
+        if metadata_log {
+            e.outcome = UnreadableOutcome::BrokerFails;
+        }
+        e
+    }))
+}
+
 /// The entries of `leader-epoch-checkpoint` (none when it is absent).
 fn read_leader_epochs(partition: &Partition) -> Result<Vec<LeaderEpochEntry>, LogDirError> {
     let path = partition.leader_epoch_checkpoint_path();
@@ -206,6 +236,7 @@ pub fn check_partition(
         .collect();
     Ok(PartitionReport {
         snapshots_missing,
+        partition_metadata: partition_metadata_problem(partition)?,
         partition: partition.clone(),
         checks,
         state,

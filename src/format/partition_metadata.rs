@@ -1,0 +1,327 @@
+//! `partition.metadata`: a partition's file version and topic id, read by
+//! the rules of Kafka's own reader (`PartitionMetadataReadBuffer`,
+//! `Uuid.fromString`), including what the broker does when a file breaks
+//! them. A broker in KRaft mode reads the file of every partition as it
+//! loads the log dir at start.
+
+use super::base64::decode_url_safe;
+use super::error::{FormatError, FormatErrorKind};
+
+/// Contents of `partition.metadata`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionMetadata {
+    /// File version (0; Kafka takes any version of at least 0).
+    pub version: i32,
+    /// Topic id in Kafka's base64 form, as written in the file.
+    pub topic_id: String,
+}
+
+/// What a broker's start does with a `partition.metadata` it cannot read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum UnreadableOutcome {
+    /// The reader fails with an `IOException`: the broker marks the whole
+    /// log dir offline (every partition in it stops being served here) and
+    /// goes on.
+    LogDirOffline,
+    /// The reader fails with another exception (a topic id that is not a
+    /// base64 UUID, a missing line): the log loading thread fails and the
+    /// broker does not start.
+    BrokerFails,
+}
+
+impl UnreadableOutcome {
+    /// The outcome in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::LogDirOffline => {
+                "the broker takes this whole log dir offline at start (KafkaStorageException)"
+            }
+            Self::BrokerFails => {
+                "the broker fails to start (the log loading thread throws, LogManager.loadLogs)"
+            }
+        }
+    }
+}
+
+/// Why Kafka's reader rejects a `partition.metadata`, and what follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PartitionMetadataError {
+    /// The 1-based line the reader was on.
+    pub line: u32,
+    /// What it found there.
+    pub reason: &'static str,
+    /// What the broker does about it.
+    pub outcome: UnreadableOutcome,
+}
+
+impl std::fmt::Display for PartitionMetadataError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "line {}: {}: {}",
+            self.line,
+            self.reason,
+            self.outcome.describe()
+        )
+    }
+}
+
+impl From<PartitionMetadataError> for FormatError {
+    fn from(e: PartitionMetadataError) -> Self {
+        FormatError::new(
+            0,
+            FormatErrorKind::MalformedLine {
+                line: e.line,
+                reason: e.reason,
+            },
+        )
+    }
+}
+
+/// How many bytes Java's `BufferedReader` decodes in its first fill: bytes
+/// that are not UTF-8 there fail the read even past the lines it needs.
+const FIRST_DECODED: usize = 8192;
+
+/// Reads `partition.metadata` as Kafka does: a first line split at `:`
+/// plus whitespace into exactly two parts, the second an `int` of at least
+/// 0; a second line split the same way, the second part a topic id that
+/// decodes (URL-safe base64) to 16 bytes, not all zero. Later lines are
+/// ignored; keys are not looked at.
+pub fn read_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, PartitionMetadataError> {
+    use UnreadableOutcome::{BrokerFails, LogDirOffline};
+    let fail = |line, reason, outcome| PartitionMetadataError {
+        line,
+        reason,
+        outcome,
+    };
+    let decoded = bytes.get(..FIRST_DECODED).unwrap_or(bytes);
+    if let Err(e) = std::str::from_utf8(decoded) {
+        // A character cut at the end of the first fill is completed by
+        // the next one, not an error.
+        let cut_at_end = e.error_len().is_none() && bytes.len() > FIRST_DECODED;
+        if !cut_at_end {
+            return Err(fail(1, "not UTF-8 text", LogDirOffline));
+        }
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines = java_lines(&text);
+    let version = lines
+        .next()
+        .ok_or(fail(1, "the file is empty", BrokerFails))?;
+    let [_, version] =
+        split_colon_space(version).ok_or(fail(1, "expected '<key>: <version>'", LogDirOffline))?;
+    let version =
+        parse_java_int(version).ok_or(fail(1, "the version is not a number", LogDirOffline))?;
+    if version < 0 {
+        return Err(fail(1, "unrecognized version", LogDirOffline));
+    }
+    let topic_id = lines
+        .next()
+        .ok_or(fail(2, "no topic id line", BrokerFails))?;
+    let [_, topic_id] = split_colon_space(topic_id).ok_or(fail(
+        2,
+        "expected '<key>: <topic id>'",
+        LogDirOffline,
+    ))?;
+    let uuid =
+        decode_uuid(topic_id).ok_or(fail(2, "the topic id is not a base64 UUID", BrokerFails))?;
+    if uuid == [0; 16] {
+        return Err(fail(2, "the topic id is the zero UUID", LogDirOffline));
+    }
+    Ok(PartitionMetadata {
+        version,
+        topic_id: topic_id.to_string(),
+    })
+}
+
+/// [`read_partition_metadata`] for text already in hand, its failure as a
+/// format error.
+pub fn parse_partition_metadata(text: &str) -> Result<PartitionMetadata, FormatError> {
+    read_partition_metadata(text.as_bytes()).map_err(FormatError::from)
+}
+
+/// Lines as Java's `readLine` returns them: ended by `\n`, `\r` or `\r\n`;
+/// a last line without an end counts, an empty end does not.
+fn java_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let s = rest.take().filter(|s| !s.is_empty())?;
+        match s.find(['\n', '\r']) {
+            Some(i) => {
+                let skip = if s.get(i..i + 2) == Some("\r\n") {
+                    2
+                } else {
+                    1
+                };
+                rest = s.get(i + skip..);
+                s.get(..i)
+            }
+            None => Some(s),
+        }
+    })
+}
+
+/// Java's `Pattern.compile(":\\s+").split(line)` when it yields exactly two
+/// parts (trailing empty parts are dropped, as Java drops them).
+fn split_colon_space(line: &str) -> Option<[&str; 2]> {
+    let is_space = |c: char| matches!(c, ' ' | '\t' | '\u{b}' | '\u{c}' | '\n' | '\r');
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while let Some(at) = line.get(i..).and_then(|s| s.find(':')).map(|at| at + i) {
+        let after = line.get(at + 1..).unwrap_or_default();
+        let spaces = after.len() - after.trim_start_matches(is_space).len();
+        if spaces == 0 {
+            i = at + 1;
+            continue;
+        }
+        parts.push(line.get(start..at).unwrap_or_default());
+        start = at + 1 + spaces;
+        i = start;
+    }
+    parts.push(line.get(start..).unwrap_or_default());
+    while parts.len() > 1 && parts.last() == Some(&"") {
+        parts.pop();
+    }
+    match parts.as_slice() {
+        [a, b] => Some([a, b]),
+        _ => None,
+    }
+}
+
+/// Java's `Integer.parseInt`: an optional sign and ASCII digits, in range.
+/// (Java also takes other Unicode decimal digits; no writer puts them in
+/// this file.)
+fn parse_java_int(s: &str) -> Option<i32> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `Uuid.fromString`: at most 24 characters of URL-safe base64 (padding
+/// allowed, as Java's decoder allows it) decoding to exactly 16 bytes.
+fn decode_uuid(s: &str) -> Option<[u8; 16]> {
+    if s.encode_utf16().count() > 24 {
+        return None;
+    }
+    let decoded = decode_url_safe(s)?;
+    decoded.try_into().ok()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::UnreadableOutcome::{BrokerFails, LogDirOffline};
+    use super::*;
+
+    fn outcome(text: &[u8]) -> Result<String, (u32, UnreadableOutcome)> {
+        read_partition_metadata(text)
+            .map(|m| m.topic_id)
+            .map_err(|e| (e.line, e.outcome))
+    }
+
+    /// What Kafka's broker reads and what it does with the rest, case by
+    /// case as `PartitionMetadataReadBuffer.read` and `Uuid.fromString`
+    /// decide.
+    #[test]
+    fn reads_as_kafka_reads() {
+        let id = "bx9Y4Vw3QwCqJ8hM2m5dZA";
+        let good = format!("version: 0\ntopic_id: {id}\n");
+        assert_eq!(outcome(good.as_bytes()), Ok(id.to_string()));
+        // Keys are not looked at; CRLF and no final newline are fine; a
+        // later line is ignored; padding is accepted.
+        for text in [
+            format!("v: 0\r\nid: {id}"),
+            format!("version: 0\ntopic_id: {id}==\nmore: lines\n"),
+            format!("version:  +1\ntopic_id:\t{id}\n"),
+            format!("version: 0: \ntopic_id: {id}\n"),
+        ] {
+            assert!(outcome(text.as_bytes()).is_ok(), "{text:?}");
+        }
+        let cases: [(&[u8], u32, UnreadableOutcome); 14] = [
+            (b"", 1, BrokerFails),
+            (b"version: 0\n", 2, BrokerFails),
+            (
+                b"version:0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n",
+                1,
+                LogDirOffline,
+            ),
+            (
+                b"version: 0 \ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n",
+                1,
+                LogDirOffline,
+            ),
+            (
+                b"version: x\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n",
+                1,
+                LogDirOffline,
+            ),
+            (
+                b"version: -1\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n",
+                1,
+                LogDirOffline,
+            ),
+            (
+                b"version: 99999999999\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n",
+                1,
+                LogDirOffline,
+            ),
+            (b"version: 0\ntopic_id: \n", 2, LogDirOffline),
+            (
+                b"version: 0\ntopic_id: AAAAAAAAAAAAAAAAAAAAAA\n",
+                2,
+                LogDirOffline,
+            ),
+            (
+                b"version: 0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZ\n",
+                2,
+                BrokerFails,
+            ),
+            (
+                b"version: 0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA=\n",
+                2,
+                BrokerFails,
+            ),
+            (
+                b"version: 0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5d+A\n",
+                2,
+                BrokerFails,
+            ),
+            (
+                b"version: 0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZAAA\n",
+                2,
+                BrokerFails,
+            ),
+            (
+                b"version: 0\ntopic_id: bx9Y4Vw3Q\xffwCqJ8hM2m5dZA\n",
+                1,
+                LogDirOffline,
+            ),
+        ];
+        for (text, line, expected) in cases {
+            assert_eq!(
+                outcome(text),
+                Err((line, expected)),
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
+
+    #[test]
+    fn splits_lines_as_java() {
+        assert_eq!(split_colon_space("a: b"), Some(["a", "b"]));
+        assert_eq!(split_colon_space(": b"), Some(["", "b"]));
+        assert_eq!(split_colon_space("a:b: c"), Some(["a:b", "c"]));
+        assert_eq!(split_colon_space("a: b: c"), None);
+        assert_eq!(split_colon_space("a: "), None);
+        assert_eq!(
+            java_lines("a\r\nb\rc\n\nd").collect::<Vec<_>>(),
+            ["a", "b", "c", "", "d"]
+        );
+        assert_eq!(java_lines("a\n").collect::<Vec<_>>(), ["a"]);
+    }
+}
