@@ -84,7 +84,7 @@ fn write_partition(dir: &Path, bytes: u64, segment_bytes: u64) {
         written += 16 * 1030 + 61;
         batch += 1;
     }
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
 }
 
 /// About `bytes` of one-record batches from 8 idempotent producers (as
@@ -120,7 +120,7 @@ fn write_idempotent(dir: &Path, bytes: u64) {
         written += 110;
         batch += 1;
     }
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
 }
 
 /// `bytes` of `__consumer_offsets` batches, each 16 offset commits as the
@@ -170,7 +170,7 @@ fn write_offset_commits(dir: &Path, bytes: u64) {
         written += 16 * 70;
         batch += 1;
     }
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
 }
 
 /// Exactly `segments` segments of 8 batches (897 bytes each: a segment rolls
@@ -193,7 +193,7 @@ fn write_many_segments(dir: &Path, segments: usize) {
         w.append(plain_batch(batch, 4, 200)).unwrap();
         batch += 1;
     }
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
 }
 
 /// Segments in each partition of [`write_many_partitions`].
@@ -221,7 +221,7 @@ fn write_many_partitions(dir: &Path, partitions: usize) {
     for batch in 0..(SEGMENTS_PER_PARTITION * 4) as i64 {
         w.append(plain_batch(batch, 4, 200)).unwrap();
     }
-    w.close("AAAAAAAAAAAAAAAAAAAAAA").unwrap();
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
     assert_eq!(logs(&model).len(), SEGMENTS_PER_PARTITION);
     let names: Vec<_> = std::fs::read_dir(&model)
         .unwrap()
