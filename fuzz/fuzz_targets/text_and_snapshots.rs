@@ -5,7 +5,8 @@
 
 use kseg::format::checkpoint::{parse_leader_epoch_checkpoint, parse_offset_checkpoint};
 use kseg::format::producer_snapshot::parse_producer_snapshot;
-use kseg::format::properties::{parse_partition_metadata, parse_properties};
+use kseg::format::partition_metadata::read_partition_metadata;
+use kseg::format::properties::parse_properties;
 use kseg::logdir::identify::sniff;
 use libfuzzer_sys::fuzz_target;
 
@@ -19,6 +20,6 @@ fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     let _ = parse_offset_checkpoint(&text);
     let _ = parse_leader_epoch_checkpoint(&text);
-    let _ = parse_partition_metadata(&text);
+    let _ = read_partition_metadata(data);
     let _ = parse_properties(&text);
 });
