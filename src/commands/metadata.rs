@@ -70,7 +70,7 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
     let damaged = !loaded.warnings.is_empty();
     let stray = strays
         .as_ref()
-        .is_some_and(|s| s.strays().any(|(_, r)| r.kafka_moves_aside()));
+        .is_some_and(|s| s.strays().any(|(_, r)| r.is_finding()));
     Ok(if damaged || stray {
         ExitCode::Findings
     } else {
@@ -81,7 +81,7 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
 /// `kseg verify`'s log-dir finding: the stray replicas of each log dir
 /// among `paths` that holds `__cluster_metadata-0`, printed as text lines
 /// or JSON objects (`"type": "strayReplica"`). Returns whether any is one
-/// the broker would move aside on its next start. A metadata log that does
+/// the broker's next start acts on (moves aside, or stops at). A metadata log that does
 /// not replay is said on stderr and checks nothing (verify reports its
 /// damage as a partition).
 pub fn verify_strays(paths: &[std::path::PathBuf], json: bool) -> anyhow::Result<bool> {
@@ -103,7 +103,7 @@ pub fn verify_strays(paths: &[std::path::PathBuf], json: bool) -> anyhow::Result
             continue;
         };
         for (r, reason) in strays.strays() {
-            found |= reason.kafka_moves_aside();
+            found |= reason.is_finding();
             if json {
                 let mut v = stray_json(r, reason);
                 v["type"] = "strayReplica".into();

@@ -521,6 +521,7 @@ fn assembled_log_dir() -> tempfile::TempDir {
     with_id("acme.orders-9", orders); // no partition 9
     with_id("renamed-0", orders); // acme.orders's id under another name
     with_id("acme.clicks-0", "dlt2Bm3QqFlthOgUL_-o7Q"); // removed at offset 102
+    with_id("badmeta-0", "AAAAAAAAAAAAAAAAAAAAAA"); // the zero UUID: unreadable
     copy_dir(&dir.join("payments-0"), &dir.join("nometa-0"));
     std::fs::remove_file(dir.join("nometa-0/partition.metadata")).unwrap();
     tmp
@@ -531,6 +532,7 @@ fn expected_strays() -> BTreeMap<&'static str, &'static str> {
         ("acme.clicks-0", "unknownTopicId"),
         ("acme.late-0-2", "notAReplica"),
         ("acme.orders-9", "unknownPartition"),
+        ("badmeta-0", "unreadableTopicId"),
         ("audit-0", "unknownTopicId"),
         ("nometa-0", "noTopicId"),
         ("payments-0", "unknownTopicId"),
@@ -566,7 +568,11 @@ fn stray_replicas_of_an_assembled_log_dir() {
         .collect();
     assert_eq!(strays, expected);
     let text = stdout(&kseg(["metadata".as_ref(), tmp.path().as_os_str()]));
-    assert!(text.contains("(broker 2): 2 matched, 10 stray"), "{text}");
+    assert!(text.contains("(broker 2): 2 matched, 11 stray"), "{text}");
+    assert!(
+        text.contains("line 2: the topic id is the zero UUID; at this file the broker's start fails or takes the log dir offline"),
+        "{text}"
+    );
     assert!(
         text.contains("acme.late-0-2 (topic id YwKw8pGWt7nJs_Pn3nVp4A): stray replica: broker 2 is not among the replicas [3, 1] of the partition"),
         "{text}"

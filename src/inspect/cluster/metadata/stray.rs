@@ -21,8 +21,12 @@ use crate::logdir::{LogDir, LogDirError};
 /// Why a partition directory is a stray replica.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StrayReason {
-    /// `partition.metadata` is missing or does not parse: no topic id.
+    /// `partition.metadata` is missing: no topic id.
     NoTopicId(String),
+    /// `partition.metadata` is there but the broker cannot read it: its
+    /// start fails, or takes the log dir offline, before it judges stray
+    /// replicas (kseg's finding; `verify` names the outcome).
+    UnreadableTopicId(String),
     /// The image has no topic with this id.
     UnknownTopicId,
     /// The topic exists but not this partition of it.
@@ -49,6 +53,10 @@ impl std::fmt::Display for StrayReason {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::NoTopicId(why) => write!(f, "no topic id: {why}"),
+            Self::UnreadableTopicId(why) => write!(
+                f,
+                "{why}; at this file the broker's start fails or takes the log dir offline, before it judges stray replicas (`kseg verify` says which)"
+            ),
             Self::UnknownTopicId => write!(f, "the metadata image has no topic with this id"),
             Self::UnknownPartition { topic } => {
                 write!(
@@ -70,10 +78,18 @@ impl std::fmt::Display for StrayReason {
 
 impl StrayReason {
     /// Whether the broker itself treats the directory as stray (all
-    /// reasons but [`StrayReason::NameMismatch`]): on its next start it
-    /// renames the directory `<topic>-<partition>.<uuid>-stray` and keeps it
-    /// aside (`LogManager.loadLog`, LogManager.scala:361-368).
+    /// reasons but [`StrayReason::NameMismatch`] and
+    /// [`StrayReason::UnreadableTopicId`]): on its next start it renames the
+    /// directory `<topic>-<partition>.<uuid>-stray` and keeps it aside
+    /// (`LogManager.loadLog`, LogManager.scala:361-368).
     pub fn kafka_moves_aside(&self) -> bool {
+        self.is_finding() && !matches!(self, Self::UnreadableTopicId(_))
+    }
+
+    /// Whether the broker's next start does something about the directory
+    /// (all reasons but [`StrayReason::NameMismatch`], which Kafka's check
+    /// does not look at).
+    pub fn is_finding(&self) -> bool {
         !matches!(self, Self::NameMismatch { .. })
     }
 
@@ -81,6 +97,7 @@ impl StrayReason {
     pub fn code(&self) -> &'static str {
         match self {
             Self::NoTopicId(_) => "noTopicId",
+            Self::UnreadableTopicId(_) => "unreadableTopicId",
             Self::UnknownTopicId => "unknownTopicId",
             Self::UnknownPartition { .. } => "unknownPartition",
             Self::NotAReplica { .. } => "notAReplica",
@@ -185,6 +202,9 @@ pub fn find_stray_replicas(
                 Ok(id) => {
                     let stray = judge(image, &topic, &id, partition, node_id);
                     (Some(id), stray)
+                }
+                Err(why) if dir.join("partition.metadata").exists() => {
+                    (None, Some(StrayReason::UnreadableTopicId(why)))
                 }
                 Err(why) => (None, Some(StrayReason::NoTopicId(why))),
             };
