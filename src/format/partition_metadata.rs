@@ -324,4 +324,39 @@ mod tests {
         );
         assert_eq!(java_lines("a\n").collect::<Vec<_>>(), ["a"]);
     }
+
+    /// Java's first `BufferedReader` fill decodes 8192 chars, not 8192
+    /// bytes: with two-byte characters early in the file the whole file is
+    /// decoded at once (StreamDecoder reads on while the char buffer has
+    /// room and the file has bytes), so a bad byte past byte 8192 still
+    /// throws MalformedInputException, an IOException.
+    #[test]
+    fn first_fill_is_8192_chars_not_bytes() {
+        let mut text = b"version: 0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n".to_vec();
+        text.extend("\u{e9}".repeat(5000).as_bytes());
+        text.push(0xff);
+        assert!(text.len() > FIRST_DECODED);
+        assert_eq!(outcome(&text), Err((1, LogDirOffline)));
+    }
+
+    /// A line that runs past the first fill makes Java decode the next
+    /// one; a bad byte there fails the read with an IOException before the
+    /// topic id is parsed.
+    #[test]
+    fn later_fills_are_checked_too() {
+        let mut text = b"version:".to_vec();
+        text.extend(b" ".repeat(9000));
+        text.extend(b"0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZ\xff\n");
+        assert!(matches!(outcome(&text), Err((_, LogDirOffline))));
+    }
+
+    /// `Integer.parseInt` takes any Unicode decimal digit
+    /// (`Character.digit(c, 10)`), so Kafka reads these versions as 0.
+    #[test]
+    fn version_digits_are_unicode_digits() {
+        for digit in ["\u{660}", "\u{ff10}"] {
+            let text = format!("version: {digit}\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n");
+            assert!(outcome(text.as_bytes()).is_ok(), "{text:?}");
+        }
+    }
 }
