@@ -116,3 +116,33 @@ impl<'m> Window<'m> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Released pages of the read-only shared mapping read back as the
+    /// file's bytes (MADV_DONTNEED drops the page-table entries only; the
+    /// next read faults the page cache in again), and a release never
+    /// reaches the window of the position it is given.
+    #[test]
+    fn released_pages_read_back_as_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let data: Vec<u8> = (0..(RELEASE_STEP + 3 * WINDOW + 12345))
+            .map(|i| (i * 31 % 251) as u8)
+            .collect();
+        std::fs::write(&path, &data).unwrap();
+        let file = File::open(&path).unwrap();
+        // SAFETY: a private temporary file nothing else writes.
+        let map = unsafe { Mmap::map(&file) }.unwrap();
+        let mut window = Window::new(&map);
+        window.populate_to(data.len() + WINDOW);
+        assert_eq!(window.populated, data.len());
+        let position = RELEASE_STEP + 2 * WINDOW - 1;
+        window.release_behind(position).unwrap();
+        assert_eq!(window.released, RELEASE_STEP);
+        assert!(window.released + WINDOW <= position);
+        assert!(map[..] == data[..]);
+    }
+}
