@@ -25,8 +25,9 @@ pub enum UnreadableOutcome {
     /// goes on.
     LogDirOffline,
     /// The reader fails with another exception (a topic id that is not a
-    /// base64 UUID, a missing line): the log loading thread fails and the
-    /// broker does not start.
+    /// base64 UUID, a missing line), or the metadata log's file names
+    /// another topic: the exception escapes log loading and the broker
+    /// does not start.
     BrokerFails,
 }
 
@@ -35,11 +36,9 @@ impl UnreadableOutcome {
     pub fn describe(self) -> &'static str {
         match self {
             Self::LogDirOffline => {
-                "the broker takes this whole log dir offline at start (KafkaStorageException)"
+                "the broker takes this whole log dir offline at start (KafkaStorageException); a broker with no other log dir, or whose metadata log is in it, halts"
             }
-            Self::BrokerFails => {
-                "the broker fails to start (the log loading thread throws, LogManager.loadLogs)"
-            }
+            Self::BrokerFails => "the broker does not start (the exception escapes log loading)",
         }
     }
 }
@@ -79,9 +78,55 @@ impl From<PartitionMetadataError> for FormatError {
     }
 }
 
-/// How many bytes Java's `BufferedReader` decodes in its first fill: bytes
-/// that are not UTF-8 there fail the read even past the lines it needs.
-const FIRST_DECODED: usize = 8192;
+/// How many UTF-16 units one `BufferedReader` fill decodes.
+const FILL: usize = 8192;
+
+/// Where Java's reader of the file (`Files.newBufferedReader`, UTF-8,
+/// failing on malformed input) meets a byte sequence that is not UTF-8
+/// before it has the first two lines: the line it is reading then. It
+/// decodes a fill of 8192 UTF-16 units at a time, so bytes past the second
+/// line's end fail it too when they are in the fill that holds that end.
+fn first_decode_failure(bytes: &[u8]) -> Option<u32> {
+    let (valid, bad) = match std::str::from_utf8(bytes) {
+        Ok(all) => (all, false),
+        Err(e) => (
+            std::str::from_utf8(bytes.get(..e.valid_up_to()).unwrap_or_default())
+                .unwrap_or_default(),
+            true,
+        ),
+    };
+    let mut units = 0usize;
+    let mut ends = 0u32;
+    // The line being read when the current fill began, and where the
+    // reader stops filling once the second line has ended.
+    let mut fill_line = 1u32;
+    let mut stop_at = usize::MAX;
+    let mut previous = '\0';
+    for c in valid.chars() {
+        if units >= stop_at {
+            return None;
+        }
+        if units % FILL == 0 {
+            fill_line = (ends + 1).min(2);
+        }
+        // `\r\n` ends one line.
+        if c == '\n' && previous != '\r' || c == '\r' {
+            ends += 1;
+            if ends == 2 {
+                stop_at = (units / FILL + 1) * FILL;
+            }
+        }
+        previous = c;
+        units += c.len_utf16();
+    }
+    if !bad || units >= stop_at {
+        return None;
+    }
+    if units % FILL == 0 {
+        fill_line = (ends + 1).min(2);
+    }
+    Some(fill_line)
+}
 
 /// Reads `partition.metadata` as Kafka does: a first line split at `:`
 /// plus whitespace into exactly two parts, the second an `int` of at least
@@ -95,14 +140,8 @@ pub fn read_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, Partit
         reason,
         outcome,
     };
-    let decoded = bytes.get(..FIRST_DECODED).unwrap_or(bytes);
-    if let Err(e) = std::str::from_utf8(decoded) {
-        // A character cut at the end of the first fill is completed by
-        // the next one, not an error.
-        let cut_at_end = e.error_len().is_none() && bytes.len() > FIRST_DECODED;
-        if !cut_at_end {
-            return Err(fail(1, "not UTF-8 text", LogDirOffline));
-        }
+    if let Some(line) = first_decode_failure(bytes) {
+        return Err(fail(line, "not UTF-8 text", LogDirOffline));
     }
     let text = String::from_utf8_lossy(bytes);
     let mut lines = java_lines(&text);
@@ -133,6 +172,21 @@ pub fn read_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, Partit
         version,
         topic_id: topic_id.to_string(),
     })
+}
+
+/// The KRaft metadata log's own topic id (`Uuid.METADATA_TOPIC_ID`), the
+/// one its `partition.metadata` must hold: the raft layer opens the log
+/// with it, and a file naming another id fails the open
+/// (`InconsistentTopicIdException`).
+pub const METADATA_TOPIC_ID: [u8; 16] = {
+    let mut id = [0; 16];
+    id[15] = 1;
+    id
+};
+
+/// Whether `topic_id` (as written in the file) is [`METADATA_TOPIC_ID`].
+pub fn is_metadata_topic_id(topic_id: &str) -> bool {
+    decode_uuid(topic_id) == Some(METADATA_TOPIC_ID)
 }
 
 /// [`read_partition_metadata`] for text already in hand, its failure as a
@@ -335,8 +389,13 @@ mod tests {
         let mut text = b"version: 0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n".to_vec();
         text.extend("\u{e9}".repeat(5000).as_bytes());
         text.push(0xff);
-        assert!(text.len() > FIRST_DECODED);
+        assert!(text.len() > FILL);
         assert_eq!(outcome(&text), Err((1, LogDirOffline)));
+        // Past the fill that holds the second line's end, nothing is read.
+        let mut text = b"version: 0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n".to_vec();
+        text.extend(b"x".repeat(FILL));
+        text.push(0xff);
+        assert_eq!(outcome(&text), Ok("bx9Y4Vw3QwCqJ8hM2m5dZA".to_string()));
     }
 
     /// A line that runs past the first fill makes Java decode the next
@@ -348,15 +407,5 @@ mod tests {
         text.extend(b" ".repeat(9000));
         text.extend(b"0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZ\xff\n");
         assert!(matches!(outcome(&text), Err((_, LogDirOffline))));
-    }
-
-    /// `Integer.parseInt` takes any Unicode decimal digit
-    /// (`Character.digit(c, 10)`), so Kafka reads these versions as 0.
-    #[test]
-    fn version_digits_are_unicode_digits() {
-        for digit in ["\u{660}", "\u{ff10}"] {
-            let text = format!("version: {digit}\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n");
-            assert!(outcome(text.as_bytes()).is_ok(), "{text:?}");
-        }
     }
 }

@@ -84,9 +84,25 @@ impl ReportWriter {
             )?;
         }
         if let Some(e) = &r.partition_metadata {
+            let metadata_log = r
+                .partition
+                .topic_partition
+                .as_ref()
+                .is_some_and(|(topic, _)| topic == "__cluster_metadata");
+            let (id, without) = if metadata_log {
+                (
+                    "`topic_id: AAAAAAAAAAAAAAAAAAAAAQ` (the metadata topic's)",
+                    "",
+                )
+            } else {
+                (
+                    "`topic_id: <the topic's id>` (`kseg metadata` on the log dir of __cluster_metadata shows it)",
+                    "; without the file the broker takes the partition for a stray replica and renames its directory `-stray` (LogManager.isStrayKraftReplica)",
+                )
+            };
             writeln!(
                 out,
-                "  partition.metadata cannot be read ({e}); kseg does not rewrite it: write `version: 0` and `topic_id: <the topic's id>` (`kseg metadata` on the log dir of __cluster_metadata shows it), as the broker wrote it; without the file the broker takes the partition for a stray replica and renames its directory `-stray` (LogManager.isStrayKraftReplica)"
+                "  partition.metadata cannot be read ({e}); kseg does not rewrite it: write `version: 0` and {id}, as the broker wrote it{without}"
             )?;
         }
         if !r.snapshots_missing.is_empty() {

@@ -81,3 +81,44 @@ fn an_unreadable_partition_metadata_is_a_finding() {
         );
     }
 }
+
+/// The KRaft metadata log is opened with the metadata topic's own id
+/// (`AAAAAAAAAAAAAAAAAAAAAQ`); a `partition.metadata` there naming any
+/// other id, valid as it is, makes `UnifiedLog.initializeTopicId` throw
+/// `InconsistentTopicIdException`: the node does not start. A directory in
+/// place of the file is an `IOException` to Kafka: for a data partition,
+/// the log dir goes offline.
+#[test]
+fn the_metadata_log_holds_the_metadata_topic_id() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logdir/__cluster_metadata-0");
+    copy_dir(
+        &super::corpus::root().join("internal-cluster-metadata/__cluster_metadata-0"),
+        &dir,
+    );
+    let path = dir.to_str().unwrap();
+    let out = kseg(["verify", "--json", path]);
+    assert!(
+        json_lines(&out)[0]["partitionMetadataUnreadable"].is_null(),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(
+        dir.join("partition.metadata"),
+        "version: 0\ntopic_id: bx9Y4Vw3QwCqJ8hM2m5dZA\n",
+    )
+    .unwrap();
+    let out = kseg(["verify", "--json", path]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let found = &json_lines(&out)[0]["partitionMetadataUnreadable"];
+    assert_eq!(found["outcome"], "brokerFails", "{found}");
+
+    let data = tmp.path().join("logdir/orders-0");
+    copy_dir(&classic(), &data);
+    std::fs::remove_file(data.join("partition.metadata")).unwrap();
+    std::fs::create_dir(data.join("partition.metadata")).unwrap();
+    let out = kseg(["verify", "--json", data.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let found = &json_lines(&out)[0]["partitionMetadataUnreadable"];
+    assert_eq!(found["outcome"], "logDirOffline", "{found}");
+}

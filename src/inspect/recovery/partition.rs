@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::format::checkpoint::{LeaderEpochEntry, parse_leader_epoch_checkpoint};
 use crate::format::partition_metadata::{
-    PartitionMetadataError, UnreadableOutcome, read_partition_metadata,
+    PartitionMetadataError, UnreadableOutcome, is_metadata_topic_id, read_partition_metadata,
 };
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
 use crate::inspect::index::interval::IndexInterval;
@@ -152,25 +152,49 @@ fn check_segments(
 /// writes it when it learns the topic id; nothing to read). The KRaft
 /// metadata log's own file is read as the node's raft layer starts, so
 /// any failure there stops the node.
-fn partition_metadata_problem(
-    partition: &Partition,
-) -> Result<Option<PartitionMetadataError>, LogDirError> {
+fn partition_metadata_problem(partition: &Partition) -> Option<PartitionMetadataError> {
+    use std::io::Read;
     let path = partition.dir.join("partition.metadata");
     if !path.exists() {
-        return Ok(None);
+        return None;
     }
-    let bytes = read_small(&path, 16 << 20)?;
     let metadata_log = partition
         .topic_partition
         .as_ref()
         .is_some_and(|(topic, _)| topic == "__cluster_metadata");
-    Ok(read_partition_metadata(&bytes).err().map(|mut e| {
+    // The reader needs only the first lines: a bounded prefix will do.
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(&path)
+        .and_then(|f| f.take(PARTITION_METADATA_READ).read_to_end(&mut bytes));
+    let found = match read {
+        // Opening or reading it fails with an IOException in Kafka too.
+        Err(_) => Err(PartitionMetadataError {
+            line: 1,
+            reason: "the file cannot be opened or read",
+            outcome: UnreadableOutcome::LogDirOffline,
+        }),
+        Ok(_) => read_partition_metadata(&bytes),
+    };
+    let found = match found {
+        Ok(m) if metadata_log && !is_metadata_topic_id(&m.topic_id) => {
+            Err(PartitionMetadataError {
+                line: 2,
+                reason: "the metadata log's topic id is not the metadata topic's (AAAAAAAAAAAAAAAAAAAAAQ)",
+                outcome: UnreadableOutcome::BrokerFails,
+            })
+        }
+        other => other,
+    };
+    found.err().map(|mut e| {
         if metadata_log {
             e.outcome = UnreadableOutcome::BrokerFails;
         }
         e
-    }))
+    })
 }
+
+/// How much of a `partition.metadata` is read: far more than its two lines.
+const PARTITION_METADATA_READ: u64 = 16 << 20;
 
 /// The entries of `leader-epoch-checkpoint` (none when it is absent).
 fn read_leader_epochs(partition: &Partition) -> Result<Vec<LeaderEpochEntry>, LogDirError> {
@@ -236,7 +260,7 @@ pub fn check_partition(
         .collect();
     Ok(PartitionReport {
         snapshots_missing,
-        partition_metadata: partition_metadata_problem(partition)?,
+        partition_metadata: partition_metadata_problem(partition),
         partition: partition.clone(),
         checks,
         state,
