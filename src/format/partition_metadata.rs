@@ -29,6 +29,10 @@ pub enum UnreadableOutcome {
     /// another topic: the exception escapes log loading and the broker
     /// does not start.
     BrokerFails,
+    /// There is no file: a broker in KRaft mode takes the partition for a
+    /// stray replica at start (`LogManager.isStrayKraftReplica`) and
+    /// renames its directory `…-stray`; it is not served.
+    StrayAtStart,
 }
 
 impl UnreadableOutcome {
@@ -39,14 +43,18 @@ impl UnreadableOutcome {
                 "the broker takes this whole log dir offline at start (KafkaStorageException); a broker with no other log dir, or whose metadata log is in it, halts"
             }
             Self::BrokerFails => "the broker does not start (the exception escapes log loading)",
+            Self::StrayAtStart => {
+                "a KRaft broker takes the partition for a stray replica at start and renames its directory `-stray` (LogManager.isStrayKraftReplica): it is not served"
+            }
         }
     }
 }
 
-/// Why Kafka's reader rejects a `partition.metadata`, and what follows.
+/// Why Kafka's reader rejects a `partition.metadata` (or finds none), and
+/// what follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PartitionMetadataError {
-    /// The 1-based line the reader was on.
+    /// The 1-based line the reader was on (0: no file to read).
     pub line: u32,
     /// What it found there.
     pub reason: &'static str,
@@ -56,13 +64,10 @@ pub struct PartitionMetadataError {
 
 impl std::fmt::Display for PartitionMetadataError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "line {}: {}: {}",
-            self.line,
-            self.reason,
-            self.outcome.describe()
-        )
+        if self.line > 0 {
+            write!(f, "line {}: ", self.line)?;
+        }
+        write!(f, "{}: {}", self.reason, self.outcome.describe())
     }
 }
 

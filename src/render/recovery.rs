@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::OutputFormat;
 use super::index_rebuild::interval_source_json;
+use crate::format::partition_metadata::UnreadableOutcome;
 use crate::inspect::recovery::partition::CheckedPartition;
 use crate::inspect::recovery::plan::{RecoverWhy, RecoveryPlan, SegmentAction};
 
@@ -89,21 +90,29 @@ impl ReportWriter {
                 .topic_partition
                 .as_ref()
                 .is_some_and(|(topic, _)| topic == "__cluster_metadata");
-            let (id, without) = if metadata_log {
-                (
-                    "`topic_id: AAAAAAAAAAAAAAAAAAAAAQ` (the metadata topic's)",
-                    "",
-                )
+            let missing = e.outcome == UnreadableOutcome::StrayAtStart;
+            let id = if metadata_log {
+                "`topic_id: AAAAAAAAAAAAAAAAAAAAAQ` (the metadata topic's)"
             } else {
-                (
-                    "`topic_id: <the topic's id>` (`kseg metadata` on the log dir of __cluster_metadata shows it)",
-                    "; without the file the broker takes the partition for a stray replica and renames its directory `-stray` (LogManager.isStrayKraftReplica)",
-                )
+                "`topic_id: <the topic's id>` (`kseg metadata` on the log dir of __cluster_metadata shows it)"
             };
-            writeln!(
-                out,
-                "  partition.metadata cannot be read ({e}); kseg does not rewrite it: write `version: 0` and {id}, as the broker wrote it{without}"
-            )?;
+            let without = if metadata_log {
+                ""
+            } else {
+                "; without the file the broker takes the partition for a stray replica and renames its directory `-stray` (LogManager.isStrayKraftReplica)"
+            };
+            if missing {
+                writeln!(
+                    out,
+                    "  {}; kseg does not write it: write `version: 0` and {id}",
+                    e.to_string().replacen("there is no", "no", 1)
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "  partition.metadata cannot be read ({e}); kseg does not rewrite it: write `version: 0` and {id}, as the broker wrote it{without}"
+                )?;
+            }
         }
         if !r.snapshots_missing.is_empty() {
             writeln!(

@@ -122,3 +122,41 @@ fn the_metadata_log_holds_the_metadata_topic_id() {
     let found = &json_lines(&out)[0]["partitionMetadataUnreadable"];
     assert_eq!(found["outcome"], "logDirOffline", "{found}");
 }
+
+/// Without `partition.metadata` a KRaft broker takes a partition for a
+/// stray replica at start and renames it `-stray`
+/// (`LogManager.isStrayKraftReplica`: no topic id); the metadata log's
+/// raft layer writes its own file again instead.
+#[test]
+fn a_missing_partition_metadata_makes_a_stray_replica() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logdir/orders-0");
+    copy_dir(&classic(), &dir);
+    std::fs::remove_file(dir.join("partition.metadata")).unwrap();
+    let out = kseg(["verify", "--json", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let found = &json_lines(&out)[0]["partitionMetadataUnreadable"];
+    assert_eq!(found["outcome"], "strayAtStart", "{found}");
+    assert_eq!(found["line"], 0, "{found}");
+    let out = kseg(["verify", dir.to_str().unwrap()]);
+    assert!(
+        stdout(&out).contains(
+            "no partition.metadata: a KRaft broker takes the partition for a stray replica"
+        ),
+        "{}",
+        stdout(&out)
+    );
+
+    let meta = tmp.path().join("logdir/__cluster_metadata-0");
+    copy_dir(
+        &super::corpus::root().join("internal-cluster-metadata/__cluster_metadata-0"),
+        &meta,
+    );
+    std::fs::remove_file(meta.join("partition.metadata")).unwrap();
+    let out = kseg(["verify", "--json", meta.to_str().unwrap()]);
+    assert!(
+        json_lines(&out)[0]["partitionMetadataUnreadable"].is_null(),
+        "{}",
+        stdout(&out)
+    );
+}

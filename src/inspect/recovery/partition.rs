@@ -148,20 +148,27 @@ fn check_segments(
         .collect()
 }
 
-/// Why the broker cannot read `partition.metadata` (absent: the broker
-/// writes it when it learns the topic id; nothing to read). The KRaft
-/// metadata log's own file is read as the node's raft layer starts, so
-/// any failure there stops the node.
+/// Why the broker cannot read `partition.metadata`, or what its absence
+/// does. The KRaft metadata log's own file is read as the node's raft
+/// layer starts, so any failure there stops the node; when it is absent
+/// the raft layer writes it.
 fn partition_metadata_problem(partition: &Partition) -> Option<PartitionMetadataError> {
     use std::io::Read;
     let path = partition.dir.join("partition.metadata");
-    if !path.exists() {
-        return None;
-    }
     let metadata_log = partition
         .topic_partition
         .as_ref()
         .is_some_and(|(topic, _)| topic == "__cluster_metadata");
+    if !path.exists() {
+        // A directory not named `<topic>-<partition>` is not a log Kafka
+        // loads (a loose copy of a segment, say): nothing to judge.
+        let loaded = partition.topic_partition.is_some();
+        return (loaded && !metadata_log).then_some(PartitionMetadataError {
+            line: 0,
+            reason: "there is no partition.metadata",
+            outcome: UnreadableOutcome::StrayAtStart,
+        });
+    }
     // The reader needs only the first lines: a bounded prefix will do.
     let mut bytes = Vec::new();
     let read = std::fs::File::open(&path)
