@@ -29,14 +29,7 @@ pub fn partitions(paths: &[PathBuf]) -> anyhow::Result<Vec<(Option<InternalTopic
     }
     Ok(found
         .into_values()
-        .map(|p| {
-            let name = p
-                .dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            (InternalTopic::of_partition_dir(&name), p)
-        })
+        .map(|p| (InternalTopic::of_partition_dir(&p.name()), p))
         .collect())
 }
 

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use crate::inspect::cluster::config::resolve::{IgnoredConfig, TopicConfigs};
 use crate::inspect::cluster::config::source::ConfigSource;
+use crate::inspect::cluster::metadata::configs::SetBy;
 
 /// How [`write_settings`] shows the configs at Kafka's defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,11 +56,7 @@ pub fn write_settings(
 /// Writes the dynamic broker configs the broker ignores.
 pub fn write_ignored(w: &mut dyn Write, indent: &str, ignored: &[IgnoredConfig]) -> io::Result<()> {
     for i in ignored {
-        let at = match (i.offset, i.snapshot_end_offset) {
-            (Some(o), _) => format!(", metadata log offset {o}"),
-            (None, Some(end)) => format!(", metadata snapshot ending at offset {end}"),
-            (None, None) => String::new(),
-        };
+        let at = SetBy::describe_offsets(i.offset, i.snapshot_end_offset);
         writeln!(
             w,
             "{indent}ignored: {}={} ({}{at}): {}",

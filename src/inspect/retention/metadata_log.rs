@@ -25,9 +25,10 @@
 use serde::Serialize;
 
 use crate::format::BatchIter;
+use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::inspect::cluster::metadata::load::snapshots;
 use crate::inspect::retention::config::RetentionConfig;
 use crate::inspect::retention::rules::{LogState, SegmentFacts, delete_old_segments};
-use crate::logdir::file_name::parse_kraft_snapshot;
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 use crate::schema::control::decode_control;
 use crate::schema::topics::Decoded;
@@ -275,7 +276,7 @@ pub fn maybe_clean(
 fn header_timestamp(bytes: &[u8]) -> Option<i64> {
     let batch = BatchIter::new(bytes, 0).next()?.ok()?;
     let mut scratch = Vec::new();
-    let records = batch.records(&mut scratch, 1 << 20);
+    let records = batch.records(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
     let first = records.records.first()?;
     let decoded = decode_control(first.key, first.value);
     match decoded.value {
@@ -284,27 +285,21 @@ fn header_timestamp(bytes: &[u8]) -> Option<i64> {
     }
 }
 
-/// The KRaft snapshots (`<end offset>-<epoch>.checkpoint`) of `partition`.
+/// The KRaft snapshots (`<end offset>-<epoch>.checkpoint`) of `partition`,
+/// by end offset, as the metadata loader lists them.
 pub fn read_snapshots(partition: &Partition) -> Result<Vec<SnapshotFacts>, LogDirError> {
-    let mut out = Vec::new();
-    let entries =
-        std::fs::read_dir(&partition.dir).map_err(|e| LogDirError::io(&partition.dir, e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| LogDirError::io(&partition.dir, e))?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some((end_offset, epoch)) = parse_kraft_snapshot(&name) else {
-            continue;
-        };
-        let file = MappedFile::open(&entry.path(), CachePolicy::Restore)?;
-        out.push(SnapshotFacts {
-            end_offset,
-            epoch,
-            size: file.bytes().len() as u64,
-            last_contained_timestamp: header_timestamp(file.bytes()),
-        });
-    }
-    out.sort_by_key(|s| (s.end_offset, s.epoch));
-    Ok(out)
+    snapshots(&partition.dir)?
+        .into_iter()
+        .map(|s| {
+            let file = MappedFile::open(&s.path, CachePolicy::Restore)?;
+            Ok(SnapshotFacts {
+                end_offset: s.end_offset,
+                epoch: s.epoch,
+                size: file.bytes().len() as u64,
+                last_contained_timestamp: header_timestamp(file.bytes()),
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use super::synonyms::{
     TOPIC_CONFIGS, TopicConfigDef, convert, default_value, fits_type, is_dynamic, topic_config,
     topic_config_of_broker_name,
 };
-use crate::inspect::cluster::metadata::configs::{ConfigMap, DynamicConfigs, SetBy};
+use crate::inspect::cluster::metadata::configs::{ConfigMap, DynamicConfigs};
 
 /// The broker-level layers a topic's configs fall back to.
 #[derive(Debug, Clone, Copy)]
@@ -199,18 +199,13 @@ pub fn ignored_dynamic(layers: &BrokerLayers) -> Vec<IgnoredConfig> {
             } else {
                 continue;
             };
+            let (offset, snapshot_end_offset) = set.set_by.offsets();
             out.push(IgnoredConfig {
                 name: name.clone(),
                 value: set.value.clone(),
                 source,
-                offset: match set.set_by {
-                    SetBy::Log { offset } => Some(offset),
-                    SetBy::Snapshot { .. } => None,
-                },
-                snapshot_end_offset: match set.set_by {
-                    SetBy::Snapshot { end_offset } => Some(end_offset),
-                    SetBy::Log { .. } => None,
-                },
+                offset,
+                snapshot_end_offset,
                 why,
             });
         }
@@ -256,7 +251,7 @@ pub fn apply_flags(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inspect::cluster::metadata::configs::ConfigValue;
+    use crate::inspect::cluster::metadata::configs::{ConfigValue, SetBy};
 
     fn at(offset: i64, value: &str) -> ConfigValue {
         ConfigValue {

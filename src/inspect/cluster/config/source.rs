@@ -102,10 +102,7 @@ impl Resolved {
 
     /// Notes where in the metadata log it was set.
     pub fn set_by(mut self, set_by: SetBy) -> Self {
-        match set_by {
-            SetBy::Log { offset } => self.offset = Some(offset),
-            SetBy::Snapshot { end_offset } => self.snapshot_end_offset = Some(end_offset),
-        }
+        (self.offset, self.snapshot_end_offset) = set_by.offsets();
         self
     }
 
@@ -116,12 +113,10 @@ impl Resolved {
         if let Some(name) = &self.synonym {
             out.push_str(&format!(" via {name}"));
         }
-        if let Some(offset) = self.offset {
-            out.push_str(&format!(", metadata log offset {offset}"));
-        }
-        if let Some(end) = self.snapshot_end_offset {
-            out.push_str(&format!(", metadata snapshot ending at offset {end}"));
-        }
+        out.push_str(&SetBy::describe_offsets(
+            self.offset,
+            self.snapshot_end_offset,
+        ));
         if let Some(rule) = &self.rule {
             out.push_str(&format!(": {rule}"));
         }

@@ -18,6 +18,26 @@ pub enum SetBy {
     },
 }
 
+impl SetBy {
+    /// Its log offset or its snapshot's end offset, whichever it is.
+    pub fn offsets(self) -> (Option<i64>, Option<i64>) {
+        match self {
+            Self::Log { offset } => (Some(offset), None),
+            Self::Snapshot { end_offset } => (None, Some(end_offset)),
+        }
+    }
+
+    /// `, metadata log offset N` or `, metadata snapshot ending at offset
+    /// N` for offsets as [`SetBy::offsets`] gives them (empty for neither).
+    pub fn describe_offsets(offset: Option<i64>, snapshot_end: Option<i64>) -> String {
+        match (offset, snapshot_end) {
+            (Some(o), _) => format!(", metadata log offset {o}"),
+            (None, Some(end)) => format!(", metadata snapshot ending at offset {end}"),
+            (None, None) => String::new(),
+        }
+    }
+}
+
 /// One config's value and where it was set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConfigValue {
