@@ -113,8 +113,9 @@ pub fn verify_strays(paths: &[std::path::PathBuf], json: bool) -> anyhow::Result
             } else {
                 writeln!(
                     out,
-                    "{}: stray replica (metadata log at offset {}): {reason}",
+                    "{}: {} (metadata log at offset {}): {reason}",
                     r.dir.display(),
+                    reason.label(),
                     loaded.offset
                 )?;
             }

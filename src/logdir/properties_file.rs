@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::LogDirError;
 use super::mapped::read_small;
-use crate::format::partition_metadata::parse_partition_metadata;
+use crate::format::partition_metadata::read_partition_metadata;
 use crate::format::properties::parse_properties;
 
 /// Larger than any properties file Kafka writes or reads.
@@ -38,9 +38,9 @@ pub fn node_id(log_dir: &Path) -> Result<(String, PathBuf), LogDirError> {
 pub fn topic_id(partition_dir: &Path) -> Result<String, LogDirError> {
     let path = partition_dir.join("partition.metadata");
     let bytes = read_small(&path, PROPERTIES_LIMIT)?;
-    parse_partition_metadata(&String::from_utf8_lossy(&bytes))
+    read_partition_metadata(&bytes)
         .map(|m| m.topic_id)
-        .map_err(|e| LogDirError::format(&path, e))
+        .map_err(|e| LogDirError::not_understood(&path, e.to_string()))
 }
 
 #[cfg(test)]

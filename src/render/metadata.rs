@@ -250,8 +250,9 @@ pub fn write_strays_text(w: &mut dyn Write, log_dir: &str, s: &StrayReport) -> i
             .map_or_else(String::new, |id| format!(" (topic id {id})"));
         writeln!(
             w,
-            "  {}{id}: stray replica: {reason}{then}",
-            r.dir.display()
+            "  {}{id}: {}: {reason}{then}",
+            r.dir.display(),
+            reason.label()
         )?;
     }
     Ok(())

@@ -570,7 +570,8 @@ fn stray_replicas_of_an_assembled_log_dir() {
     let text = stdout(&kseg(["metadata".as_ref(), tmp.path().as_os_str()]));
     assert!(text.contains("(broker 2): 2 matched, 11 stray"), "{text}");
     assert!(
-        text.contains("line 2: the topic id is the zero UUID; at this file the broker's start fails or takes the log dir offline"),
+        text.contains("badmeta-0: unreadable partition.metadata: ")
+            && text.contains("partition.metadata: line 2: the topic id is the zero UUID: the broker takes this whole log dir offline at start"),
         "{text}"
     );
     assert!(

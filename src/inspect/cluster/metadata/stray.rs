@@ -55,7 +55,7 @@ impl std::fmt::Display for StrayReason {
             Self::NoTopicId(why) => write!(f, "no topic id: {why}"),
             Self::UnreadableTopicId(why) => write!(
                 f,
-                "{why}; at this file the broker's start fails or takes the log dir offline, before it judges stray replicas (`kseg verify` says which)"
+                "{why}; at start the broker meets this before it judges stray replicas"
             ),
             Self::UnknownTopicId => write!(f, "the metadata image has no topic with this id"),
             Self::UnknownPartition { topic } => {
@@ -91,6 +91,15 @@ impl StrayReason {
     /// does not look at).
     pub fn is_finding(&self) -> bool {
         !matches!(self, Self::NameMismatch { .. })
+    }
+
+    /// What the finding is, in words: a stray replica, or an unreadable
+    /// `partition.metadata` the broker stops at first.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::UnreadableTopicId(_) => "unreadable partition.metadata",
+            _ => "stray replica",
+        }
     }
 
     /// A short name of the reason, for JSON.
