@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use kseg::inspect::cluster::config::context::MetadataOrigin;
 use kseg::inspect::cluster::metadata::load::{
     LoadedImage, find_metadata_partition, load_image, load_image_with_progress,
 };
@@ -81,42 +82,48 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
 /// `kseg verify`'s log-dir finding: the stray replicas of each log dir
 /// among `paths` that holds `__cluster_metadata-0`, printed as text lines
 /// or JSON objects (`"type": "strayReplica"`). Returns whether any is one
-/// the broker's next start acts on (moves aside, or stops at). A metadata log that does
-/// not replay is said on stderr and checks nothing (verify reports its
-/// damage as a partition).
-pub fn verify_strays(paths: &[std::path::PathBuf], json: bool) -> anyhow::Result<bool> {
+/// the broker's next start acts on (moves aside, or stops at). The image
+/// `known` already holds (replayed for the configs) is used for its own
+/// metadata log; any other is replayed here. A metadata log that does not
+/// replay is said on stderr and checks nothing (verify reports its damage
+/// as a partition).
+pub fn verify_strays(
+    paths: &[std::path::PathBuf],
+    json: bool,
+    known: Option<&MetadataOrigin>,
+) -> anyhow::Result<bool> {
     use std::io::Write as _;
     let mut found = false;
     let mut out = std::io::stdout().lock();
-    for path in paths
+    for (path, dir) in paths
         .iter()
-        .filter(|p| find_metadata_partition(p).is_some())
+        .filter_map(|p| Some((p, find_metadata_partition(p)?)))
     {
-        let loaded = match load_image(path, None) {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!("kseg: {e}: stray replicas are not checked");
-                continue;
-            }
+        let (image, offset) = match known.filter(|k| k.path == dir) {
+            Some(k) => (k.image.clone(), k.offset),
+            None => match load_image(path, None) {
+                Ok(l) => (std::sync::Arc::new(l.replayed.image), l.offset),
+                Err(e) => {
+                    eprintln!("kseg: {e}: stray replicas are not checked");
+                    continue;
+                }
+            },
         };
-        let Some(strays) = strays_of(path, &loaded)? else {
-            continue;
-        };
+        let strays = find_stray_replicas(path, &image)?;
         for (r, reason) in strays.strays() {
             found |= reason.is_finding();
             if json {
                 let mut v = stray_json(r, reason);
                 v["type"] = "strayReplica".into();
                 v["nodeId"] = strays.node_id.into();
-                v["metadataOffset"] = loaded.offset.into();
+                v["metadataOffset"] = offset.into();
                 writeln!(out, "{v}")?;
             } else {
                 writeln!(
                     out,
-                    "{}: {} (metadata log at offset {}): {reason}",
+                    "{}: {} (metadata log at offset {offset}): {reason}",
                     r.dir.display(),
                     reason.label(),
-                    loaded.offset
                 )?;
             }
         }

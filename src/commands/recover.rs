@@ -32,7 +32,7 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
         Vec::new()
     };
     if !args.apply {
-        let clean = super::verify::check_and_print(&args.target, false)?;
+        let (clean, _) = super::verify::check_and_print(&args.target, false)?;
         if !args.target.json {
             println!("dry run: nothing was changed; add --apply to carry this out");
         }

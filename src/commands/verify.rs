@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 
+use kseg::inspect::cluster::config::context::MetadataOrigin;
 use kseg::inspect::producer::state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry};
 use kseg::inspect::recovery::partition::{CheckedPartition, LoadInputs, check_partition};
 use kseg::inspect::recovery::segment::SegmentCheckOptions;
@@ -42,12 +43,13 @@ pub fn analyse(
 }
 
 /// [`analyse`], handing each partition's report to `each` in order as soon
-/// as it and those before it are done.
+/// as it and those before it are done. Returns the metadata image read for
+/// the topics' configs, if one was.
 pub fn analyse_each(
     args: &RecoveryTargetArgs,
     locked_by_us: bool,
     each: &mut dyn FnMut(CheckedPartition) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<MetadataOrigin>> {
     let mut targets = Vec::new();
     for path in &args.paths {
         targets.extend(resolve_pending(path)?);
@@ -137,7 +139,7 @@ pub fn analyse_each(
         super::release_freed_memory();
     }
     bar.finish_and_clear();
-    Ok(())
+    Ok(ctx.metadata)
 }
 
 /// Partition directories marked for deletion in the log dirs among `paths`.
@@ -158,11 +160,15 @@ pub fn print_reports(checked: &[CheckedPartition], json_output: bool) -> anyhow:
 }
 
 /// Checks and prints every partition the paths name, each as it is done
-/// (see [`analyse_each`]); returns whether every partition is clean.
-pub fn check_and_print(args: &RecoveryTargetArgs, locked_by_us: bool) -> anyhow::Result<bool> {
+/// (see [`analyse_each`]); returns whether every partition is clean, and
+/// the metadata image read on the way.
+pub fn check_and_print(
+    args: &RecoveryTargetArgs,
+    locked_by_us: bool,
+) -> anyhow::Result<(bool, Option<MetadataOrigin>)> {
     let mut writer = ReportWriter::new(OutputFormat::json_if(args.json));
     let stdout = std::io::stdout();
-    analyse_each(args, locked_by_us, &mut |c| {
+    let metadata = analyse_each(args, locked_by_us, &mut |c| {
         let mut out = stdout.lock();
         writer.write(&mut out, &c)?;
         out.flush()?;
@@ -170,12 +176,12 @@ pub fn check_and_print(args: &RecoveryTargetArgs, locked_by_us: bool) -> anyhow:
     })?;
     let clean = writer.clean();
     writer.finish(&mut stdout.lock())?;
-    Ok(clean)
+    Ok((clean, metadata))
 }
 
 /// Runs `kseg verify`.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    let clean = check_and_print(&args.target, false)?;
+    let (clean, metadata) = check_and_print(&args.target, false)?;
     for dir in marked_for_deletion(&args.target.paths) {
         if args.target.json {
             println!(
@@ -190,7 +196,8 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         }
     }
     // A stray replica is a finding: the broker moves it aside on its next start.
-    let strays = super::metadata::verify_strays(&args.target.paths, args.target.json)?;
+    let strays =
+        super::metadata::verify_strays(&args.target.paths, args.target.json, metadata.as_ref())?;
     Ok(if clean && !strays {
         ExitCode::Ok
     } else {

@@ -5,20 +5,25 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::resolve::{BrokerLayers, IgnoredConfig, TopicConfigs, ignored_dynamic, resolve_topic};
 use crate::inspect::cluster::metadata::configs::DynamicConfigs;
+use crate::inspect::cluster::metadata::image::MetadataImage;
 use crate::inspect::cluster::metadata::load::{find_metadata_partition, load_image};
 use crate::logdir::LogDirError;
 use crate::logdir::properties_file::{node_id, read_properties};
 
 /// The metadata log the dynamic configs came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MetadataOrigin {
     /// The `__cluster_metadata-0` directory (or snapshot file) read.
     pub path: PathBuf,
     /// The last offset the image includes.
     pub offset: i64,
+    /// The image itself, as of that offset, for other questions of the
+    /// same run (stray replicas) without replaying the log again.
+    pub image: Arc<MetadataImage>,
 }
 
 /// The inputs of every topic's configs.
@@ -89,10 +94,11 @@ impl ConfigContext {
             .values()
             .map(|t| (t.name.clone(), t.id.clone()))
             .collect();
-        self.dynamic = image.configs;
+        self.dynamic = image.configs.clone();
         self.metadata = Some(MetadataOrigin {
             path: loaded.partition_dir.unwrap_or_else(|| path.to_path_buf()),
             offset: loaded.offset,
+            image: Arc::new(image),
         });
         self.warnings = loaded.warnings;
         Ok(self)
