@@ -3,10 +3,11 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use kseg::inspect::cluster::capped::Capped;
 use kseg::inspect::cluster::groups::lag::log_end_offsets;
+use kseg::inspect::cluster::groups::offsets::TopicPartition;
 use kseg::inspect::cluster::groups::replicas::pick_replicas;
 use kseg::inspect::cluster::groups::shard::{Shard, load_shard};
 use kseg::logdir::Partition;
@@ -90,16 +91,30 @@ pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     let mut out = BufWriter::new(io::stdout().lock());
     let mut printed = 0usize;
+    // Each data partition is opened once, however many shards hold its
+    // groups' offsets.
+    let mut wanted: BTreeMap<&Path, Vec<&TopicPartition>> = BTreeMap::new();
     for shard in &shards {
-        let s = &shard.state;
-        let committed = s.offsets.committed.values().flat_map(BTreeMap::keys);
-        let pending = s
-            .offsets
+        let offsets = &shard.state.offsets;
+        let committed = offsets.committed.values().flat_map(BTreeMap::keys);
+        let pending = offsets
             .pending
             .values()
             .flat_map(|g| g.values())
             .flat_map(BTreeMap::keys);
-        let log_ends = log_end_offsets(&shard.log_dir, committed.chain(pending))?;
+        wanted
+            .entry(&shard.log_dir)
+            .or_default()
+            .extend(committed.chain(pending));
+    }
+    let mut ends = BTreeMap::new();
+    for (log_dir, tps) in wanted {
+        ends.insert(log_dir, log_end_offsets(log_dir, tps)?);
+    }
+    let no_ends = BTreeMap::new();
+    for shard in &shards {
+        let s = &shard.state;
+        let log_ends = ends.get(shard.log_dir.as_path()).unwrap_or(&no_ends);
         let mut ids: Vec<&str> = s.groups.keys().map(String::as_str).collect();
         ids.extend(s.offsets.groups());
         ids.sort_unstable();
@@ -123,7 +138,7 @@ pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
                 group: s.groups.get(id),
                 offsets: s.offsets.committed.get(id),
                 pending: &pending,
-                log_ends: &log_ends,
+                log_ends,
             };
             if args.json {
                 writeln!(out, "{}", group_json(&report))?;
