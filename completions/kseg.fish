@@ -120,7 +120,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l index-interv
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l backup-dir -d 'Where copies of replaced files go; must not exist yet [default: a new ./kseg-backup-<unix ms>-<pid>]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l metadata -d 'The metadata log to take topic configs from: a __cluster_metadata-0 directory or the log dir holding one [default: the log dir\'s own, when it has one]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l server-properties -d 'The broker\'s server.properties: its log.* settings are the STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes, transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*' -r -F
-complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l check -d 'Compare existing indexes with the rebuild and write nothing (exit 1 if any differ)'
+complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l check -d 'Compare existing indexes with the rebuild and write nothing (exit 1 if any needs a rebuild)'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l dry-run -d 'Print what would be written, write nothing'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l force -d 'Rewrite every index, not only missing, corrupt or different ones'
 complete -c kseg -n "__fish_kseg_using_subcommand rebuild-index" -l verify -d 'Check each batch\'s CRC; stop a segment\'s rebuild at the first bad batch, as recovery does'

@@ -209,7 +209,7 @@ pub struct RebuildIndexArgs {
     /// they tell nothing)
     #[arg(long, value_name = "N|auto", default_value = "auto", value_parser = parse_index_interval)]
     pub index_interval_bytes: IndexIntervalArg,
-    /// Compare existing indexes with the rebuild and write nothing (exit 1 if any differ)
+    /// Compare existing indexes with the rebuild and write nothing (exit 1 if any needs a rebuild)
     #[arg(long)]
     pub check: bool,
     /// Print what would be written, write nothing
