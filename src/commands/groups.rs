@@ -6,7 +6,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use kseg::inspect::cluster::capped::Capped;
-use kseg::inspect::cluster::groups::lag::log_end_offsets;
+use kseg::inspect::cluster::groups::lag::{PartitionEnd, log_end_offsets};
 use kseg::inspect::cluster::groups::offsets::TopicPartition;
 use kseg::inspect::cluster::groups::replicas::pick_replicas;
 use kseg::inspect::cluster::groups::shard::{Shard, load_shard};
@@ -51,6 +51,33 @@ pub fn shown(paths: &[PathBuf]) -> String {
     shown.join(" ")
 }
 
+/// The log end offsets of the data partitions the shards hold offsets
+/// for, by log dir: each partition is opened once, however many shards
+/// hold its groups' offsets.
+fn log_ends(
+    shards: &[Shard],
+) -> anyhow::Result<BTreeMap<&Path, BTreeMap<TopicPartition, PartitionEnd>>> {
+    let mut wanted: BTreeMap<&Path, Vec<&TopicPartition>> = BTreeMap::new();
+    for shard in shards {
+        let offsets = &shard.state.offsets;
+        let committed = offsets.committed.values().flat_map(BTreeMap::keys);
+        let pending = offsets
+            .pending
+            .values()
+            .flat_map(|g| g.values())
+            .flat_map(BTreeMap::keys);
+        wanted
+            .entry(&shard.log_dir)
+            .or_default()
+            .extend(committed.chain(pending));
+    }
+    let mut ends = BTreeMap::new();
+    for (log_dir, tps) in wanted {
+        ends.insert(log_dir, log_end_offsets(log_dir, tps)?);
+    }
+    Ok(ends)
+}
+
 /// Runs `kseg groups`.
 pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
     let partitions: Vec<Partition> = partitions(&args.paths)?
@@ -91,26 +118,7 @@ pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     let mut out = BufWriter::new(io::stdout().lock());
     let mut printed = 0usize;
-    // Each data partition is opened once, however many shards hold its
-    // groups' offsets.
-    let mut wanted: BTreeMap<&Path, Vec<&TopicPartition>> = BTreeMap::new();
-    for shard in &shards {
-        let offsets = &shard.state.offsets;
-        let committed = offsets.committed.values().flat_map(BTreeMap::keys);
-        let pending = offsets
-            .pending
-            .values()
-            .flat_map(|g| g.values())
-            .flat_map(BTreeMap::keys);
-        wanted
-            .entry(&shard.log_dir)
-            .or_default()
-            .extend(committed.chain(pending));
-    }
-    let mut ends = BTreeMap::new();
-    for (log_dir, tps) in wanted {
-        ends.insert(log_dir, log_end_offsets(log_dir, tps)?);
-    }
+    let ends = log_ends(&shards)?;
     let no_ends = BTreeMap::new();
     for shard in &shards {
         let s = &shard.state;
