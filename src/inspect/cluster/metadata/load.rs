@@ -181,7 +181,10 @@ pub fn load_image_with_progress(
         done: false,
         progress,
     };
-    for segment in &partition.segments {
+    // Segments wholly below the snapshot's end hold nothing to replay: the
+    // broker's loader starts reading at `from` too.
+    let first = partition.floor_segment(from).unwrap_or(0);
+    for segment in partition.segments.iter().skip(first) {
         if walk.done {
             break;
         }
