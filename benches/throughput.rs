@@ -5,7 +5,9 @@
 //!   segment 1/16 the size;
 //! - `rebuild-index --check` on the same segment (header walk, no CRC);
 //! - `verify` on a log dir of several segments, one thread and all cores,
-//!   and one thread restoring the page cache;
+//!   and one thread restoring the page cache, beside the floors the machine
+//!   sets: CRC-32C over the same bytes read, mapped, and already mapped in
+//!   (memory bandwidth alone);
 //! - `locate` on a partition of 10,000 segments;
 //! - `salvage` on a 256 MiB segment of garbage with a few valid batches;
 //! - `dump --print-data-log` of a `__consumer_offsets` partition, records
@@ -360,22 +362,38 @@ fn map_and_crc(paths: &[PathBuf]) -> Duration {
 /// cores, with no work to balance.
 fn map_and_crc_on(paths: &[PathBuf], threads: usize) -> Duration {
     let start = Instant::now();
-    let maps: Vec<memmap2::Mmap> = paths
+    let maps = map_all(paths, memmap2::Advice::Sequential);
+    crc_on(&maps, threads);
+    drop(maps);
+    start.elapsed()
+}
+
+/// Each file mapped whole, with `advice` (`PopulateRead` maps every page in
+/// before this returns).
+fn map_all(paths: &[PathBuf], advice: memmap2::Advice) -> Vec<memmap2::Mmap> {
+    paths
         .iter()
         .map(|path| {
             let f = File::open(path).unwrap();
             // SAFETY: read-only map of a file nothing else writes during the bench.
             let map = unsafe { memmap2::Mmap::map(&f) }.unwrap();
-            let _ = map.advise(memmap2::Advice::Sequential);
+            map.advise(advice)
+                .expect("madvise (MADV_POPULATE_READ needs Linux 5.14)");
             map
         })
-        .collect();
+        .collect()
+}
+
+/// CRC-32C over every byte of `maps`, each split into equal byte ranges,
+/// one a thread.
+fn crc_on(maps: &[memmap2::Mmap], threads: usize) -> Duration {
+    let start = Instant::now();
     std::thread::scope(|scope| {
         for t in 0..threads {
             let maps = &maps;
             scope.spawn(move || {
                 let mut crc = 0;
-                for map in maps {
+                for map in *maps {
                     let share = map.len().div_ceil(threads);
                     let from = (t * share).min(map.len());
                     let to = (from + share).min(map.len());
@@ -385,7 +403,6 @@ fn map_and_crc_on(paths: &[PathBuf], threads: usize) -> Duration {
             });
         }
     });
-    drop(maps);
     start.elapsed()
 }
 
@@ -634,6 +651,10 @@ fn main() {
             || map_and_crc_on(&multi_logs, 1),
             || map_and_crc_on(&multi_logs, cores),
         );
+        let mapped_in = map_all(&multi_logs, memmap2::Advice::PopulateRead);
+        let memory_floor = paired(read_multi, || crc_on(&mapped_in, 1));
+        let memory_scaling = paired(|| crc_on(&mapped_in, 1), || crc_on(&mapped_in, cores));
+        drop(mapped_in);
         println!(
             "verify of {} segments, {} MiB, one thread: {:.0} MiB/s = {} plain read; restoring the page cache (as when a broker holds the lock): {} plain read",
             multi_logs.len(),
@@ -651,6 +672,10 @@ fn main() {
             mib_s(multi_bytes, scaling.best_cmd),
             scaling,
             floor_scaling
+        );
+        println!(
+            "for comparison, CRC-32C over the same bytes with every page already mapped in (no page-table work, no parsing: what memory bandwidth alone allows): one thread {} plain read; {cores} threads {} one thread",
+            memory_floor, memory_scaling
         );
     }
     if want("rss") {

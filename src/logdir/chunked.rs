@@ -1,8 +1,8 @@
-//! Walking a `.log`: for passes that read every byte (CRC checks), a file of
-//! at least [`MAP_AT_LEAST`] bytes is walked through one mapping (see
-//! [`super::mapped_walk`]), and a smaller one is read through `read()` into
-//! one reused buffer; passes that need only batch headers read header by
-//! header with `pread`.
+//! Walking a `.log`: a file of at least [`MAP_AT_LEAST`] bytes is walked
+//! through one mapping (see [`super::mapped_walk`]): whole batches for passes
+//! that read every byte (CRC checks), batch headers only for those that need
+//! no more. A smaller file is read through `read()` into one reused buffer,
+//! or header by header with `pread`.
 
 use std::fs::File;
 use std::io::Read;
@@ -11,7 +11,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use super::error::LogDirError;
-use super::mapped_walk::walk_mapped;
+use super::mapped_walk::{MappedReader, walk_mapped};
 use crate::format::batch::{LOG_OVERHEAD, MIN_ENTRY_SIZE, V2_HEADER_SIZE};
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::{
@@ -104,24 +104,66 @@ fn walk_read(
 /// the file at `path`, reading only the 61-byte header of magic-2 batches
 /// (whole entries for legacy ones, whose base offset may need the inner
 /// messages), until it returns `Break`. Framing follows [`BatchIter`]
-/// exactly; returns the framing error that ended the walk, if any.
+/// exactly; returns the framing error that ended the walk, if any. A file
+/// of at least [`MAP_AT_LEAST`] bytes is read through a mapping, a smaller
+/// one with `pread`.
 pub fn walk_summaries(
     path: &Path,
-    mut visit: impl FnMut(Result<BatchSummary, FormatError>) -> ControlFlow<()>,
+    visit: impl FnMut(Result<BatchSummary, FormatError>) -> ControlFlow<()>,
 ) -> Result<Option<FormatError>, LogDirError> {
     let io = |e| LogDirError::io(path, e);
     let file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
-    let mut header = [0u8; V2_HEADER_SIZE];
-    let mut entry = Vec::new();
+    if len >= MAP_AT_LEAST {
+        let source = MappedReader::new(&file).map_err(io)?;
+        // The file as mapped: it may have shrunk since `metadata`.
+        summaries(source.mapped_len(), source, visit).map_err(io)
+    } else {
+        let source = PreadReader {
+            file: &file,
+            buf: Vec::new(),
+        };
+        summaries(len, source, visit).map_err(io)
+    }
+}
+
+/// Where a header walk reads its bytes: `len` bytes at `position`, never
+/// past the end of the file.
+trait ReadAt {
+    fn read_at(&mut self, position: u64, len: usize) -> std::io::Result<&[u8]>;
+}
+
+impl ReadAt for MappedReader {
+    fn read_at(&mut self, position: u64, len: usize) -> std::io::Result<&[u8]> {
+        MappedReader::read_at(self, position, len)
+    }
+}
+
+/// Reads with `pread` into one reused buffer.
+struct PreadReader<'f> {
+    file: &'f File,
+    buf: Vec<u8>,
+}
+
+impl ReadAt for PreadReader<'_> {
+    fn read_at(&mut self, position: u64, len: usize) -> std::io::Result<&[u8]> {
+        self.buf.resize(len, 0);
+        self.file.read_exact_at(&mut self.buf, position)?;
+        Ok(&self.buf)
+    }
+}
+
+/// [`walk_summaries`] over a file of `len` bytes read through `source`.
+fn summaries(
+    len: u64,
+    mut source: impl ReadAt,
+    mut visit: impl FnMut(Result<BatchSummary, FormatError>) -> ControlFlow<()>,
+) -> std::io::Result<Option<FormatError>> {
     let mut scratch = Vec::new();
     let mut position = 0u64;
     while position < len {
         let rest = len - position;
-        let head = header
-            .get_mut(..rest.min(V2_HEADER_SIZE as u64) as usize)
-            .unwrap_or_default();
-        file.read_exact_at(head, position).map_err(io)?;
+        let head = source.read_at(position, rest.min(V2_HEADER_SIZE as u64) as usize)?;
         let fail = |kind| Ok(Some(FormatError::new(position, kind)));
         let (Some(size_bytes), Some(&magic)) = (head.get(8..12), head.get(16)) else {
             return fail(FormatErrorKind::TrailingBytes { len: rest });
@@ -144,11 +186,9 @@ pub fn walk_summaries(
             RecordBatchHeader::parse(bytes, position)
                 .and_then(|h| BatchSummary::from_v2_header(&h, position, total))
         } else {
-            entry.resize(total as usize, 0);
-            file.read_exact_at(&mut entry, position).map_err(io)?;
             FileBatch {
                 position,
-                bytes: &entry,
+                bytes: source.read_at(position, total as usize)?,
                 magic: magic as i8,
             }
             .summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT)
@@ -179,14 +219,31 @@ mod tests {
         })
     }
 
+    /// An uncompressed magic-1 log entry at `offset`.
+    fn legacy_entry(offset: i64, value_len: usize) -> Vec<u8> {
+        let mut message = vec![1u8, 0];
+        message.extend(1000i64.to_be_bytes());
+        message.extend((-1i32).to_be_bytes());
+        message.extend((value_len as i32).to_be_bytes());
+        message.extend(vec![9u8; value_len]);
+        let mut entry = offset.to_be_bytes().to_vec();
+        entry.extend(((message.len() + 4) as i32).to_be_bytes());
+        entry.extend(crc32fast::hash(&message).to_be_bytes());
+        entry.extend(message);
+        entry
+    }
+
     /// The chunked walk sees the same batches and the same final error as a
-    /// walk over the whole file, across chunk boundaries and big batches.
+    /// walk over the whole file, across chunk boundaries and big batches;
+    /// so does the header walk, mapped (big files) and through `pread`
+    /// (small ones).
     #[test]
     fn agrees_with_a_walk_over_the_whole_file() {
         let dir = tempfile::tempdir().unwrap();
-        let mut data = Vec::new();
-        for i in 0..3000 {
-            data.extend(batch(
+        let legacy: Vec<u8> = (0..20).flat_map(|i| legacy_entry(i, 300)).collect();
+        let mut big = legacy.clone();
+        for i in 20..3000 {
+            big.extend(batch(
                 i,
                 if i % 500 == 0 {
                     9 << 20
@@ -195,12 +252,18 @@ mod tests {
                 },
             ));
         }
-        for tail in [
-            Vec::new(),
-            vec![0u8; 5],
-            vec![0u8; 40],
-            batch(9999, 100)[..50].to_vec(),
-        ] {
+        let mut small = legacy;
+        small.extend((20..100).flat_map(|i| batch(i, 900 + i as usize)));
+        assert!((small.len() as u64) < MAP_AT_LEAST && big.len() as u64 >= MAP_AT_LEAST);
+        for (data, tail) in [&big, &small].into_iter().flat_map(|data| {
+            [
+                Vec::new(),
+                vec![0u8; 5],
+                vec![0u8; 40],
+                batch(9999, 100)[..50].to_vec(),
+            ]
+            .map(|tail| (data, tail))
+        }) {
             let mut file = data.clone();
             file.extend_from_slice(&tail);
             let path = dir.path().join("00000000000000000000.log");

@@ -36,56 +36,97 @@ pub fn walk_mapped(
     let map = unsafe { Mmap::map(file) }?;
     let _ = map.advise(memmap2::Advice::Sequential);
     let bytes: &[u8] = &map;
-    let mut window = Window::new(&map);
-    window.populate_to(1);
+    let mut window = Window::default();
+    window.populate_to(&map, 1);
     for item in BatchIter::new(bytes, 0) {
         let batch = match item {
             Ok(batch) => batch,
             Err(err) => return Ok(Some(err)),
         };
         let end = batch.position as usize + batch.bytes.len();
-        window.populate_to(end);
+        window.populate_to(&map, end);
         if visit(&batch).is_break() {
             return Ok(None);
         }
-        window.populate_to(end + WINDOW / 2);
-        window.release_behind(batch.position as usize)?;
+        window.populate_to(&map, end + WINDOW / 2);
+        window.release_behind(&map, batch.position as usize)?;
     }
     Ok(None)
+}
+
+/// A read-only mapping of a whole file read at increasing positions a few
+/// bytes at a time (batch headers): pages are mapped in by the page faults
+/// of the reads themselves, which map a whole huge page or a run of small
+/// ones around the faulting address, and let go behind the reads as in
+/// [`walk_mapped`], so resident memory stays at a few windows.
+#[derive(Debug)]
+pub struct MappedReader {
+    map: Mmap,
+    window: Window,
+}
+
+impl MappedReader {
+    /// Maps `file` (which must not be empty) with `MADV_SEQUENTIAL` (read
+    /// ahead far) and `MADV_HUGEPAGE`: what the faults read from disk then
+    /// goes into 2 MiB folios, not 4 KiB pages, each mapped with one entry.
+    /// Measured on a 1 GiB segment not cached, the walk took 0.75 s with it
+    /// and 0.98 s without (median of 12); a walk that reads every byte is
+    /// slower cold with it, so [`walk_mapped`] does not ask. Both are
+    /// advice: without transparent huge pages the same bytes are read.
+    pub fn new(file: &File) -> std::io::Result<Self> {
+        // SAFETY: read-only; a concurrent truncation raises SIGBUS, which
+        // the binary reports as an error (see `super::mapped`).
+        let map = unsafe { Mmap::map(file) }?;
+        let _ = map.advise(memmap2::Advice::Sequential);
+        let _ = map.advise(memmap2::Advice::HugePage);
+        Ok(Self {
+            map,
+            window: Window::default(),
+        })
+    }
+
+    /// The bytes at `position..position + len`, clipped to the file's end.
+    /// A read far behind an earlier one is still right, only slower: its
+    /// pages are mapped in again.
+    pub fn read_at(&mut self, position: u64, len: usize) -> std::io::Result<&[u8]> {
+        let from = usize::try_from(position)
+            .unwrap_or(usize::MAX)
+            .min(self.map.len());
+        self.window.release_behind(&self.map, from)?;
+        let to = from.saturating_add(len).min(self.map.len());
+        Ok(self.map.get(from..to).unwrap_or_default())
+    }
+
+    /// The mapping's length: the file's size when it was mapped.
+    pub fn mapped_len(&self) -> u64 {
+        self.map.len() as u64
+    }
 }
 
 /// Which part of the mapping is mapped in: pages below `released` were let
 /// go, pages below `populated` were mapped in ahead (one call maps what
 /// would otherwise take a page fault every few pages).
-struct Window<'m> {
-    map: &'m Mmap,
+#[derive(Debug, Default)]
+struct Window {
     released: usize,
     populated: usize,
 }
 
-impl<'m> Window<'m> {
-    fn new(map: &'m Mmap) -> Self {
-        Self {
-            map,
-            released: 0,
-            populated: 0,
-        }
-    }
-
-    /// Maps in the pages up to `end`, and a window more, rounded up to a
-    /// whole window.
-    fn populate_to(&mut self, end: usize) {
+impl Window {
+    /// Maps in the pages of `map` up to `end`, and a window more, rounded
+    /// up to a whole window.
+    fn populate_to(&mut self, map: &Mmap, end: usize) {
         if end <= self.populated {
             return;
         }
         let upto = end
             .saturating_add(WINDOW)
             .next_multiple_of(WINDOW)
-            .min(self.map.len());
+            .min(map.len());
         if upto > self.populated {
             // Advisory: an older kernel without MADV_POPULATE_READ faults
             // the pages in as they are read.
-            let _ = self.map.advise_range(
+            let _ = map.advise_range(
                 memmap2::Advice::PopulateRead,
                 self.populated,
                 upto - self.populated,
@@ -94,18 +135,20 @@ impl<'m> Window<'m> {
         }
     }
 
-    /// Lets go of the whole windows lying a full window behind `position`,
-    /// the batch just visited, once they add up to a release step.
-    fn release_behind(&mut self, position: usize) -> std::io::Result<()> {
-        let upto = position.saturating_sub(WINDOW);
+    /// Lets go of the whole windows of `map` lying a full window behind
+    /// `position`, the batch just visited, once they add up to a release
+    /// step.
+    fn release_behind(&mut self, map: &Mmap, position: usize) -> std::io::Result<()> {
+        let upto = position.min(map.len()).saturating_sub(WINDOW);
         let upto = upto - upto % WINDOW;
         if upto >= self.released + RELEASE_STEP {
-            // SAFETY: [released, upto) lies in the mapping, wholly behind
-            // every batch still to be visited; nothing borrows it any more
-            // (each visited batch lives for one `visit`). The file's pages
-            // stay in the page cache.
+            // SAFETY: [released, upto) lies in the mapping (positions are
+            // clamped to it) and nothing borrows it any more: each visited
+            // batch lives for one `visit`, each header read until the next
+            // read. A later read there maps the file's pages in again (a
+            // read-only shared mapping; they stay in the page cache).
             unsafe {
-                self.map.unchecked_advise_range(
+                map.unchecked_advise_range(
                     memmap2::UncheckedAdvice::DontNeed,
                     self.released,
                     upto - self.released,
@@ -121,28 +164,61 @@ impl<'m> Window<'m> {
 mod tests {
     use super::*;
 
+    /// A temporary file of `len` patterned bytes, opened, and its bytes.
+    fn patterned_file(len: usize) -> (tempfile::TempDir, File, Vec<u8>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let data: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+        std::fs::write(&path, &data).unwrap();
+        let file = File::open(&path).unwrap();
+        (dir, file, data)
+    }
+
     /// Released pages of the read-only shared mapping read back as the
     /// file's bytes (MADV_DONTNEED drops the page-table entries only; the
     /// next read faults the page cache in again), and a release never
     /// reaches the window of the position it is given.
     #[test]
     fn released_pages_read_back_as_the_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        let data: Vec<u8> = (0..(RELEASE_STEP + 3 * WINDOW + 12345))
-            .map(|i| (i * 31 % 251) as u8)
-            .collect();
-        std::fs::write(&path, &data).unwrap();
-        let file = File::open(&path).unwrap();
+        let (_dir, file, data) = patterned_file(RELEASE_STEP + 3 * WINDOW + 12345);
         // SAFETY: a private temporary file nothing else writes.
         let map = unsafe { Mmap::map(&file) }.unwrap();
-        let mut window = Window::new(&map);
-        window.populate_to(data.len() + WINDOW);
+        let mut window = Window::default();
+        window.populate_to(&map, data.len() + WINDOW);
         assert_eq!(window.populated, data.len());
         let position = RELEASE_STEP + 2 * WINDOW - 1;
-        window.release_behind(position).unwrap();
+        window.release_behind(&map, position).unwrap();
         assert_eq!(window.released, RELEASE_STEP);
         assert!(window.released + WINDOW <= position);
         assert!(map[..] == data[..]);
+    }
+
+    /// The header reader lets go of what lies behind its reads, never past
+    /// the mapping (a position past the end, as a file that shrank after
+    /// its size was read can give, reads nothing), and reads the file's
+    /// bytes before and after a release.
+    #[test]
+    fn the_reader_releases_behind_its_reads_and_stays_in_the_mapping() {
+        let (_dir, file, data) = patterned_file(RELEASE_STEP + 3 * WINDOW + 999);
+        let mut reader = MappedReader::new(&file).unwrap();
+        assert_eq!(reader.mapped_len(), data.len() as u64);
+        for position in (0..data.len()).step_by(16 << 10) {
+            let got = reader.read_at(position as u64, 61).unwrap();
+            assert_eq!(got, &data[position..(position + 61).min(data.len())]);
+        }
+        assert!(
+            reader.window.released >= RELEASE_STEP,
+            "{:?}",
+            reader.window
+        );
+        assert!(reader.read_at(u64::MAX, 61).unwrap().is_empty());
+        assert!(
+            reader
+                .read_at(data.len() as u64 + 12345, 61)
+                .unwrap()
+                .is_empty()
+        );
+        assert!(reader.window.released <= data.len());
+        assert_eq!(reader.read_at(5, 3).unwrap(), &data[5..8]);
     }
 }

@@ -13,7 +13,7 @@ use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
-use memmap2::Mmap;
+use memmap2::MmapOptions;
 
 use super::error::LogDirError;
 
@@ -28,31 +28,41 @@ enum Cold {
     Pages(Vec<bool>),
 }
 
-/// A file's page-cache residency when it was opened; restores it on drop.
+/// A file's page-cache residency when it was opened (the whole file, or
+/// the first bytes of it that will be read); restores it on drop.
 #[derive(Debug)]
 pub struct PageCacheGuard {
     file: File,
+    /// Bytes from the start of the file that were noted.
+    noted: u64,
     cold: Cold,
 }
 
 impl PageCacheGuard {
     /// Notes which pages of `path` are cached now.
     pub fn open(path: &Path) -> Result<Self, LogDirError> {
+        Self::open_prefix(path, u64::MAX)
+    }
+
+    /// Notes which of the pages holding the first `len` bytes of `path` are
+    /// cached now, and restores only those: for a read that stays in them,
+    /// this costs what they cost, not what the file does.
+    pub fn open_prefix(path: &Path, len: u64) -> Result<Self, LogDirError> {
         let io = |e| LogDirError::io(path, e);
         let file = File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        let pages = len.div_ceil(page_size());
-        let cold = match cached_pages(&file) {
+        let noted = file.metadata().map_err(io)?.len().min(len);
+        let pages = noted.div_ceil(page_size());
+        let cold = match cached_pages(&file, noted) {
             _ if pages == 0 => Cold::None,
             Some(cached) if cached >= pages => Cold::None,
             Some(0) => Cold::All,
-            _ => resident_pages(&file)
+            _ => resident_pages(&file, noted)
                 .map_err(io)?
                 .map_or(Cold::None, |resident| {
                     Cold::Pages(resident.into_iter().map(|hot| !hot).collect())
                 }),
         };
-        Ok(Self { file, cold })
+        Ok(Self { file, noted, cold })
     }
 }
 
@@ -61,7 +71,7 @@ impl Drop for PageCacheGuard {
         let page = page_size();
         match &self.cold {
             Cold::None => {}
-            Cold::All => self.drop_range(0, 0),
+            Cold::All => self.drop_range(0, self.noted.next_multiple_of(page)),
             Cold::Pages(cold) => {
                 let mut i = 0;
                 while i < cold.len() {
@@ -80,7 +90,7 @@ impl Drop for PageCacheGuard {
 }
 
 impl PageCacheGuard {
-    /// Evicts `len` bytes from `start` (0: to the end of the file).
+    /// Evicts `len` bytes from `start`.
     fn drop_range(&self, start: u64, len: u64) {
         // SAFETY: a plain advisory syscall on a descriptor we own.
         unsafe {
@@ -100,9 +110,9 @@ fn page_size() -> u64 {
     u64::try_from(size).ok().filter(|&s| s > 0).unwrap_or(4096)
 }
 
-/// How many of the file's pages are cached, from one `cachestat` call;
-/// `None` where the kernel (or a seccomp filter) does not offer it.
-fn cached_pages(file: &File) -> Option<u64> {
+/// How many of the pages holding the file's first `len` bytes are cached, from one `cachestat` call; `None` where the kernel (or a seccomp
+/// filter) does not offer it.
+fn cached_pages(file: &File, len: u64) -> Option<u64> {
     #[cfg(all(
         target_os = "linux",
         any(target_arch = "x86_64", target_arch = "aarch64")
@@ -124,8 +134,7 @@ fn cached_pages(file: &File) -> Option<u64> {
             nr_evicted: u64,
             nr_recently_evicted: u64,
         }
-        // len 0: from `off` to the end of the file.
-        let range = Range { off: 0, len: 0 };
+        let range = Range { off: 0, len };
         let mut stat = Stat::default();
         // SAFETY: cachestat reads `range` and writes `stat`, both live
         // #[repr(C)] values laid out as the kernel's structs; flags must be 0.
@@ -145,16 +154,19 @@ fn cached_pages(file: &File) -> Option<u64> {
         any(target_arch = "x86_64", target_arch = "aarch64")
     )))]
     {
-        let _ = file;
+        let _ = (file, len);
         None
     }
 }
 
-/// Per page, whether it is cached (`mincore` on a mapping that is never
-/// touched, so mapping it faults nothing in).
-fn resident_pages(file: &File) -> std::io::Result<Option<Vec<bool>>> {
+/// Per page holding the file's first `len` bytes (not 0, not past its end),
+/// whether it is cached (`mincore` on a mapping that is never touched, so
+/// mapping it faults nothing in).
+fn resident_pages(file: &File, len: u64) -> std::io::Result<Option<Vec<bool>>> {
+    let len =
+        usize::try_from(len).map_err(|_| std::io::Error::from(std::io::ErrorKind::FileTooLarge))?;
     // SAFETY: the map is read-only and never read; it exists for mincore.
-    let map = unsafe { Mmap::map(file) }?;
+    let map = unsafe { MmapOptions::new().len(len).map(file) }?;
     let pages = (map.len() as u64).div_ceil(page_size()) as usize;
     let mut vec = vec![0u8; pages];
     // SAFETY: `vec` has one byte per page of the mapping, as mincore requires.
@@ -174,7 +186,9 @@ mod tests {
     use super::*;
 
     fn cached(path: &Path) -> Vec<bool> {
-        resident_pages(&File::open(path).unwrap()).unwrap().unwrap()
+        let file = File::open(path).unwrap();
+        let len = file.metadata().unwrap().len();
+        resident_pages(&file, len).unwrap().unwrap()
     }
 
     fn read_range(path: &Path, start: u64, len: usize) {
@@ -196,6 +210,7 @@ mod tests {
         file.sync_all().unwrap();
         drop(PageCacheGuard {
             file,
+            noted: 64 * page_size(),
             cold: Cold::All,
         });
         assert!(
@@ -220,6 +235,24 @@ mod tests {
         let after = cached(&path);
         let expected: Vec<bool> = (0..64).map(|i| (8..16).contains(&i)).collect();
         assert_eq!(after, expected);
+    }
+
+    #[test]
+    fn a_guard_on_a_prefix_notes_and_drops_only_the_prefix() {
+        let (_dir, path) = cold_file();
+        let page = page_size();
+        // Page 2 is cached before kseg reads; the rest are not.
+        read_range(&path, 2 * page, page as usize);
+        let len = 16 * page - 5;
+        let before = cached(&path);
+        assert!(!before[0] && before[2], "{before:?}");
+        let guard = PageCacheGuard::open_prefix(&path, len).unwrap();
+        assert_eq!(guard.noted, len);
+        read_range(&path, 0, 64 * page as usize);
+        drop(guard);
+        let after = cached(&path);
+        assert_eq!(after[..16], before[..16], "the prefix is as it was");
+        assert!(after[16..].iter().all(|&c| c), "past the prefix: {after:?}");
     }
 
     #[test]

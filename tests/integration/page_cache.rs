@@ -96,3 +96,74 @@ fn verify_drops_what_it_read_only_while_a_broker_holds_the_lock() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(cached(&logs), vec![0; logs.len()]);
 }
+
+/// `rebuild-index` (`--check` and a real rebuild) drops again the pages its
+/// walk pulled in, whether it reads headers with `pread` (a small `.log`) or
+/// through a mapping (one of 1 MiB or more), and leaves cached pages cached.
+#[test]
+fn rebuild_index_leaves_the_page_cache_as_it_found_it() {
+    use kseg::fixture::{PartitionWriter, WriterConfig, fixture_value};
+    use kseg::format::encode::{BatchSpec, RecordSpec};
+    let (tmp, log_dir, small_logs) = copy_on_disk();
+    let big_dir = log_dir.join("big-0");
+    let mut writer = PartitionWriter::create(
+        &big_dir,
+        WriterConfig {
+            segment_bytes: 1 << 30,
+            index_interval_bytes: 4096,
+        },
+    )
+    .unwrap();
+    for batch in 0..200 {
+        let records = (0..4)
+            .map(|i| RecordSpec {
+                timestamp: 1_700_000_000_000 + batch,
+                value: Some(fixture_value(batch * 4 + i, 2000)),
+                ..RecordSpec::default()
+            })
+            .collect();
+        writer
+            .append(BatchSpec {
+                records,
+                ..BatchSpec::default()
+            })
+            .unwrap();
+    }
+    writer.close("kseg-fixture-AAAAAAAAA").unwrap();
+    let big_log = big_dir.join("00000000000000000000.log");
+    assert!(std::fs::metadata(&big_log).unwrap().len() >= 1 << 20);
+    let mut logs = small_logs;
+    logs.push(big_log);
+    let all: Vec<usize> = logs
+        .iter()
+        .map(|l| (std::fs::metadata(l).unwrap().len() as usize).div_ceil(page_size()))
+        .collect();
+    let backups = tmp.path().join("backups");
+    for (round, command) in ["--check", "--force"].into_iter().enumerate() {
+        let mut args = vec!["rebuild-index".to_string(), command.to_string()];
+        if command == "--force" {
+            let dir = backups.join(round.to_string());
+            args.extend(["--backup-dir".to_string(), dir.display().to_string()]);
+        }
+        args.push(log_dir.display().to_string());
+        evict(&logs);
+        let out = kseg(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_eq!(
+            cached(&logs),
+            vec![0; logs.len()],
+            "{args:?}: cold before, cold after"
+        );
+        for log in &logs {
+            let _ = std::fs::read(log).unwrap();
+        }
+        if command == "--force" {
+            let last = args.len() - 2;
+            args[last] = backups.join("again").display().to_string();
+        }
+        let out = kseg(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+        assert_eq!(cached(&logs), all, "{args:?}: cached before, cached after");
+    }
+    drop(tmp);
+}

@@ -14,6 +14,7 @@ use crate::inspect::recovery::plan::SegmentAction;
 use crate::inspect::recovery::segment::SegmentCheckOptions;
 use crate::logdir::chunked::walk_summaries;
 use crate::logdir::mapped::read_small;
+use crate::logdir::page_cache::PageCacheGuard;
 use crate::logdir::properties_file::topic_id;
 use crate::logdir::{CachePolicy, LogDirError, Partition};
 
@@ -68,6 +69,8 @@ fn read_batches(
         if *limit == Some(0) {
             continue;
         }
+        // Dropped after the walk: evicts what it brought into the page cache.
+        let _cache = PageCacheGuard::open(&segment.log_path())?;
         walk_summaries(&segment.log_path(), |summary| {
             let Ok(s) = summary else {
                 return ControlFlow::Break(());

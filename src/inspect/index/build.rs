@@ -147,8 +147,8 @@ pub fn build_indexes(log: &[u8], base_offset: i64, interval: u64, verify_crc: bo
     builder.finish()
 }
 
-/// [`build_indexes`] straight from the file, without mapping it: headers
-/// only (`pread`), or every byte through a small buffer when `verify_crc`.
+/// [`build_indexes`] straight from the file, streamed (never held whole):
+/// headers only, or every byte when `verify_crc`.
 pub fn build_indexes_from_file(
     path: &Path,
     base_offset: i64,

@@ -11,6 +11,7 @@
 //! their indexes exactly.
 
 use crate::format::BatchIter;
+use crate::format::batch::V2_HEADER_SIZE;
 use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
@@ -97,6 +98,10 @@ pub fn interval_bounds(
             Some(e) if (e.position.max(0) as u64) < position => return None,
             _ => min = min.max(gap),
         }
+        if position == last_position {
+            // Nothing past the last entry counts: its header is not read.
+            break;
+        }
     }
     (next.peek().is_none() && min <= max).then_some((min, max))
 }
@@ -132,8 +137,16 @@ fn segment_bounds(segment: &crate::logdir::Segment) -> Result<Option<(u64, u64)>
         return Ok(None);
     }
     let entries: Vec<OffsetIndexEntry> = index.entries().take(ENTRIES_READ).collect();
-    let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
-    let batches = BatchIter::new(log.bytes(), 0)
+    let Some(last) = entries.last().and_then(|e| u64::try_from(e.position).ok()) else {
+        return Ok(None);
+    };
+    // The walk reads headers up to the one at the last entry's position.
+    let read = last.saturating_add(V2_HEADER_SIZE as u64);
+    let log = MappedFile::open_restoring_prefix(&segment.log_path(), read)?;
+    // Stops before framing a batch past the last entry (framing reads its
+    // header, which may lie past the prefix the guard looks at).
+    let mut iter = BatchIter::new(log.bytes(), 0);
+    let batches = std::iter::from_fn(|| (iter.position() <= last).then(|| iter.next()).flatten())
         .map_while(Result::ok)
         .map_while(|b| Some((b.position, b.last_offset().ok()?)));
     Ok(interval_bounds(&entries, batches))

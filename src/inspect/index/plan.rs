@@ -1,8 +1,10 @@
 //! `rebuild-index`'s decisions as data: for each segment, how its
 //! `.index` and `.timeindex` relate to the ones Kafka's recovery would
-//! build, and which of them a run writes. The judging functions are pure,
-//! over bytes; only [`plan_segment`] reads files.
+//! build, and which of them a run writes. The judging functions work over
+//! bytes (the log's only when an index differs, through the opener they are
+//! given); only [`plan_segment`] opens files.
 
+use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 
 use crate::format::offset_index::{OFFSET_INDEX_ENTRY_SIZE, OffsetIndex};
@@ -12,6 +14,7 @@ use crate::inspect::index::compare::{
     IndexStatus, compare, offset_index_consistent, time_index_consistent,
 };
 use crate::logdir::mapped::{INDEX_READ_LIMIT, read_small};
+use crate::logdir::page_cache::PageCacheGuard;
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Segment};
 
 /// What a run does with index files.
@@ -85,14 +88,15 @@ pub fn action_for(status: &IndexStatus, mode: WriteMode) -> IndexAction {
 }
 
 /// Judges an existing offset index (`None`: missing) against its rebuild,
-/// checking a differing one entry by entry against `log`.
-pub fn judge_offset_index(
+/// checking a differing one entry by entry against the log `open_log`
+/// gives (called only then: a matching index needs no look at the log).
+pub fn judge_offset_index<L: AsRef<[u8]>>(
     existing: Option<&[u8]>,
     rebuilt: &[u8],
     build: &IndexBuild,
     base_offset: i64,
-    log: &[u8],
-) -> IndexStatus {
+    open_log: impl FnOnce() -> Result<L, LogDirError>,
+) -> Result<IndexStatus, LogDirError> {
     let status = match compare(existing, rebuilt, OFFSET_INDEX_ENTRY_SIZE) {
         // An empty offset index only makes lookups scan from position 0: a
         // chunk appended by a follower or the cleaner can leave it so.
@@ -106,7 +110,7 @@ pub fn judge_offset_index(
     };
     with_consistency(status, existing, |bytes| {
         let index = OffsetIndex::new(bytes, base_offset);
-        index.sanity_check().is_ok() && offset_index_consistent(&index, log)
+        Ok(index.sanity_check().is_ok() && offset_index_consistent(&index, open_log()?.as_ref()))
     })
 }
 
@@ -132,16 +136,17 @@ pub fn judge_time_index(
     }
     with_consistency(status, existing, |bytes| {
         let index = TimeIndex::new(bytes, base_offset);
-        index.sanity_check().is_ok() && time_index_consistent(&index, build, base_offset)
+        Ok(index.sanity_check().is_ok() && time_index_consistent(&index, build, base_offset))
     })
+    .unwrap_or_else(|never: Infallible| match never {})
 }
 
 /// Fills in `consistent_with_log` of a differing file with `check`.
-fn with_consistency(
+fn with_consistency<E>(
     mut status: IndexStatus,
     existing: Option<&[u8]>,
-    check: impl FnOnce(&[u8]) -> bool,
-) -> IndexStatus {
+    check: impl FnOnce(&[u8]) -> Result<bool, E>,
+) -> Result<IndexStatus, E> {
     if let (
         IndexStatus::Differs {
             consistent_with_log,
@@ -150,9 +155,9 @@ fn with_consistency(
         Some(bytes),
     ) = (&mut status, existing)
     {
-        *consistent_with_log = check(bytes);
+        *consistent_with_log = check(bytes)?;
     }
-    status
+    Ok(status)
 }
 
 /// Rebuilds `segment`'s indexes from its `.log` with `interval` (checking
@@ -163,23 +168,21 @@ pub fn plan_segment(
     verify: bool,
     mode: WriteMode,
 ) -> Result<(SegmentIndexPlan, RebuiltIndexes), LogDirError> {
-    // Mapped for the consistency checks; the rebuild itself reads headers
-    // with pread (every byte through a small buffer with `verify`).
-    let log = MappedFile::open(&segment.log_path(), CachePolicy::Restore)?;
     let base = segment.base_offset;
+    // Notes which pages of the log are cached; dropped at the end, it
+    // evicts what the walk (and a consistency check) brought in.
+    let _cache = PageCacheGuard::open(&segment.log_path())?;
     let build = build_indexes_from_file(&segment.log_path(), base, interval, verify)?;
     let rebuilt = [build.offset_index_bytes(base), build.time_index_bytes(base)];
     let existing = [
         read_existing(&segment.offset_index_path())?,
         read_existing(&segment.time_index_path())?,
     ];
-    let index_status = judge_offset_index(
-        existing[0].as_deref(),
-        &rebuilt[0],
-        &build,
-        base,
-        log.bytes(),
-    );
+    // Mapped only to check a differing index against it.
+    let index_status =
+        judge_offset_index(existing[0].as_deref(), &rebuilt[0], &build, base, || {
+            MappedFile::open(&segment.log_path(), CachePolicy::Keep)
+        })?;
     let time_status = judge_time_index(existing[1].as_deref(), &rebuilt[1], &build, base);
     let file = |path: PathBuf, status: IndexStatus, rebuilt_entries: usize| IndexFilePlan {
         path,
@@ -243,8 +246,9 @@ mod tests {
         let build = build_indexes(&log, 0, 300, true);
         let rebuilt = build.offset_index_bytes(0);
         assert!(build.offset_entries.len() > 4);
-        let judge =
-            |existing: Option<&[u8]>| judge_offset_index(existing, &rebuilt, &build, 0, &log);
+        let judge = |existing: Option<&[u8]>| {
+            judge_offset_index(existing, &rebuilt, &build, 0, || Ok(&log[..])).unwrap()
+        };
         assert_eq!(judge(Some(&rebuilt)), IndexStatus::Same);
         assert_eq!(judge(None), IndexStatus::Missing);
         // Every other entry: sparser, still right for lookups.
