@@ -51,7 +51,7 @@ impl MappedFile {
     /// that the pages the read brings in all lie where the guard looks; the
     /// prefix itself is asked for ahead (`MADV_WILLNEED`, 128 KiB a call,
     /// since the kernel reads at most its readahead window a call), up to
-    /// [`WILLNEED_LIMIT`] bytes; past that only the pages read are read.
+    /// 4 MiB; past that only the pages read are read.
     pub fn open_restoring_prefix(path: &Path, len: u64) -> Result<Self, LogDirError> {
         let mapped = Self::with_guard(path, Some(PageCacheGuard::open_prefix(path, len)?))?;
         if let Some(map) = &mapped.map {
@@ -109,10 +109,10 @@ impl AsRef<[u8]> for MappedFile {
 /// device allows more.
 const WILLNEED_STEP: usize = 128 << 10;
 
-/// How much of a prefix [`MappedFile::open_restoring_prefix`] asks for
+/// How much of a prefix `MappedFile::open_restoring_prefix` asks for
 /// ahead: a read of headers only touches a page every batch, so the pages
 /// between them are worth reading ahead only while batches are small.
-pub const WILLNEED_LIMIT: usize = 4 << 20;
+const WILLNEED_LIMIT: usize = 4 << 20;
 
 /// Index files are at most this big when read whole: a broker never writes
 /// one larger (`segment.index.bytes` is an int).

@@ -110,8 +110,9 @@ fn page_size() -> u64 {
     u64::try_from(size).ok().filter(|&s| s > 0).unwrap_or(4096)
 }
 
-/// How many of the pages holding the file's first `len` bytes are cached, from one `cachestat` call; `None` where the kernel (or a seccomp
-/// filter) does not offer it.
+/// How many of the pages holding the file's first `len` bytes are cached,
+/// from one `cachestat` call; `None` where the kernel (or a seccomp filter)
+/// does not offer it.
 fn cached_pages(file: &File, len: u64) -> Option<u64> {
     #[cfg(all(
         target_os = "linux",

@@ -98,10 +98,6 @@ pub fn interval_bounds(
             Some(e) if (e.position.max(0) as u64) < position => return None,
             _ => min = min.max(gap),
         }
-        if position == last_position {
-            // Nothing past the last entry counts: its header is not read.
-            break;
-        }
     }
     (next.peek().is_none() && min <= max).then_some((min, max))
 }

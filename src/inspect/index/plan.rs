@@ -134,11 +134,13 @@ pub fn judge_time_index(
             status = preallocated;
         }
     }
-    with_consistency(status, existing, |bytes| {
+    let Ok(status) = with_consistency(status, existing, |bytes| {
         let index = TimeIndex::new(bytes, base_offset);
-        Ok(index.sanity_check().is_ok() && time_index_consistent(&index, build, base_offset))
-    })
-    .unwrap_or_else(|never: Infallible| match never {})
+        Ok::<_, Infallible>(
+            index.sanity_check().is_ok() && time_index_consistent(&index, build, base_offset),
+        )
+    });
+    status
 }
 
 /// Fills in `consistent_with_log` of a differing file with `check`.
