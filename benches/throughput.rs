@@ -6,8 +6,11 @@
 //! - `rebuild-index --check` on the same segment (header walk, no CRC);
 //! - `verify` on a log dir of several segments, one thread and all cores,
 //!   and one thread restoring the page cache, beside the floors the machine
-//!   sets: CRC-32C over the same bytes read, mapped, and already mapped in
-//!   (memory bandwidth alone);
+//!   sets: CRC-32C over the same bytes read, mapped (over each file, and a
+//!   batch at a time), and already mapped in (memory bandwidth alone); on
+//!   all cores, the batch-at-a-time floor in threads and in processes;
+//! - `verify` on one-record batches of 1 KiB, where the checksum's cost a
+//!   call, not memory, decides;
 //! - `locate` on a partition of 10,000 segments;
 //! - `salvage` on a 256 MiB segment of garbage with a few valid batches;
 //! - `dump --print-data-log` of a `__consumer_offsets` partition, records
@@ -19,8 +22,8 @@
 //!
 //! `cargo bench --bench throughput -- [--size-mib N] [--work-dir DIR] [--only SECTION,...]`
 //! (default 1024 MiB in a temporary directory; the data is written once;
-//! sections: `dump`, `check`, `verify`, `rss`, `locate`, `salvage`,
-//! `decoded`, `partitions`, default all).
+//! sections: `dump`, `check`, `verify`, `small`, `rss`, `locate`,
+//! `salvage`, `decoded`, `partitions`, default all).
 //!
 //! How the page cache holds a file decides what a mapping of it costs: a
 //! file read from disk is cached in large folios (up to 2 MiB, mapped with
@@ -66,8 +69,10 @@ fn arg(name: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
-/// Writes `bytes` of 16-record batches of 1 KiB values (about 16.5 KiB each).
-fn write_partition(dir: &Path, bytes: u64, segment_bytes: u64) {
+/// Writes `bytes` of batches of `records` 1 KiB values each (16 records:
+/// about 16.5 KiB a batch, Kafka's default `batch.size`; one: about 1.1 KiB,
+/// what a producer that does not linger sends to a quiet partition).
+fn write_partition(dir: &Path, bytes: u64, segment_bytes: u64, records: i64) {
     if dir.exists() {
         return;
     }
@@ -82,8 +87,8 @@ fn write_partition(dir: &Path, bytes: u64, segment_bytes: u64) {
     let mut written = 0;
     let mut batch = 0i64;
     while written < bytes {
-        w.append(plain_batch(batch, 16, 1024)).unwrap();
-        written += 16 * 1030 + 61;
+        w.append(plain_batch(batch, records, 1024)).unwrap();
+        written += records as u64 * 1030 + 61;
         batch += 1;
     }
     w.close("kseg-fixture-AAAAAAAAA").unwrap();
@@ -356,6 +361,88 @@ fn map_and_crc(paths: &[PathBuf]) -> Duration {
     start.elapsed()
 }
 
+/// CRC-32C of every batch of `path`, mapped whole (`MADV_SEQUENTIAL`), one
+/// checksum a batch as Kafka's rule has it, no other parsing.
+fn crc_batches(path: &Path) -> u32 {
+    let f = File::open(path).unwrap();
+    // SAFETY: read-only map of a file nothing else writes during the bench.
+    let map = unsafe { memmap2::Mmap::map(&f) }.unwrap();
+    let _ = map.advise(memmap2::Advice::Sequential);
+    kseg::format::BatchIter::new(&map, 0)
+        .map_while(Result::ok)
+        .fold(0, |crc, batch| {
+            crc ^ kseg::format::batch::compute_v2_crc(batch.bytes)
+        })
+}
+
+/// The floor for a pass that checks each batch: [`crc_batches`] over every
+/// file, in process.
+fn map_and_crc_batches(paths: &[PathBuf]) -> Duration {
+    let start = Instant::now();
+    let crc = paths.iter().fold(0, |crc, path| crc ^ crc_batches(path));
+    std::hint::black_box(crc);
+    start.elapsed()
+}
+
+/// [`crc_batches`] over every file, the files shared out between `n`
+/// threads of this process (file `i` to thread `i % n`), as `verify` shares
+/// out segments.
+fn crc_batches_on_threads(paths: &[PathBuf], n: usize) -> Duration {
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        for t in 0..n {
+            scope.spawn(move || {
+                let crc = paths
+                    .iter()
+                    .skip(t)
+                    .step_by(n)
+                    .fold(0, |crc, path| crc ^ crc_batches(path));
+                std::hint::black_box(crc);
+            });
+        }
+    });
+    start.elapsed()
+}
+
+/// [`crc_batches_on_threads`] with `n` processes (this one and `n - 1`
+/// forked), each with its own address space: letting go of a mapping
+/// interrupts no other core, where in one process it interrupts every
+/// core running one of its threads to flush that core's TLB.
+fn crc_batches_in_processes(paths: &[PathBuf], n: usize) -> Duration {
+    let start = Instant::now();
+    let children: Vec<libc::pid_t> = (1..n)
+        .map(|t| {
+            // SAFETY: the bench runs no other thread here, so the child
+            // may allocate; it leaves with `_exit`, running no destructor.
+            let pid = unsafe { libc::fork() };
+            assert!(pid >= 0, "fork failed");
+            if pid == 0 {
+                let crc = paths
+                    .iter()
+                    .skip(t)
+                    .step_by(n)
+                    .fold(0, |crc, path| crc ^ crc_batches(path));
+                std::hint::black_box(crc);
+                // SAFETY: ends the child without returning into the bench.
+                unsafe { libc::_exit(0) };
+            }
+            pid
+        })
+        .collect();
+    let crc = paths
+        .iter()
+        .step_by(n)
+        .fold(0, |crc, path| crc ^ crc_batches(path));
+    std::hint::black_box(crc);
+    for pid in children {
+        let mut status = 0;
+        // SAFETY: waits for a child this function forked.
+        let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
+        assert!(waited == pid && status == 0, "bench child failed");
+    }
+    start.elapsed()
+}
+
 /// The floor for kseg's mapped walk on `threads` threads: each file mapped
 /// whole and split into equal byte ranges, one a thread, CRC-32C over every
 /// byte: what the machine gives a pass that touches every byte on that many
@@ -584,12 +671,20 @@ fn main() {
     let multi = work.join(format!("multi{size_mib}"));
     let many = work.join("many10k-0");
     eprintln!("writing test data under {} ...", work.display());
-    write_partition(&big, size_mib << 20, 2 << 30);
-    write_partition(&small, (size_mib / 16).max(1) << 20, 2 << 30);
+    write_partition(&big, size_mib << 20, 2 << 30, 16);
+    write_partition(&small, (size_mib / 16).max(1) << 20, 2 << 30, 16);
     write_partition(
         &multi.join("events-0"),
         size_mib << 20,
         (size_mib << 20) / 8,
+        16,
+    );
+    let single = work.join(format!("single{}", size_mib / 4));
+    write_partition(
+        &single.join("events-0"),
+        (size_mib / 4).max(1) << 20,
+        (size_mib / 4).max(1) << 19,
+        1,
     );
     write_many_segments(&many, 10_000);
     let idempotent = work.join(format!("idempotent{size_mib}-0"));
@@ -666,6 +761,7 @@ fn main() {
         });
         let floor = paired(read_multi, || read_and_crc(&multi_logs));
         let mapped_floor = paired(read_multi, || map_and_crc(&multi_logs));
+        let batch_floor = paired(read_multi, || map_and_crc_batches(&multi_logs));
         let scaling = paired(
             || run(&["verify", &multi_dir], Some(1)).0,
             || run(&["verify", &multi_dir], Some(cores)).0,
@@ -673,6 +769,14 @@ fn main() {
         let floor_scaling = paired(
             || map_and_crc_on(&multi_logs, 1),
             || map_and_crc_on(&multi_logs, cores),
+        );
+        let batch_threads = paired(
+            || crc_batches_on_threads(&multi_logs, 1),
+            || crc_batches_on_threads(&multi_logs, cores),
+        );
+        let batch_processes = paired(
+            || crc_batches_on_threads(&multi_logs, 1),
+            || crc_batches_in_processes(&multi_logs, cores),
         );
         let mapped_in = map_all(&multi_logs, memmap2::Advice::PopulateRead);
         let memory_floor = paired(read_multi, || crc_on(&mapped_in, 1));
@@ -692,14 +796,18 @@ fn main() {
             restoring,
         );
         println!(
-            "for comparison, reading the same bytes and computing CRC-32C over all of them (no parsing, in process): {} plain read; mapping each file and computing CRC-32C over the mapping (kseg's path, no parsing, in process): {} plain read",
-            floor, mapped_floor
+            "for comparison, reading the same bytes and computing CRC-32C over all of them (no parsing, in process): {} plain read; mapping each file and computing CRC-32C over the mapping (kseg's path, no parsing, in process): {} plain read; the same, one CRC-32C a batch (Kafka's rule, framing only): {} plain read",
+            floor, mapped_floor, batch_floor
         );
         println!(
             "verify on {cores} threads: {:.0} MiB/s = {} the single thread; for comparison, mapping each file and computing CRC-32C over it split evenly between {cores} threads (in process): {} one thread",
             mib_s(multi_bytes, scaling.best_cmd),
             scaling,
             floor_scaling
+        );
+        println!(
+            "for comparison, mapping each file and computing CRC-32C a batch, the files shared out as verify shares out segments: between {cores} threads of one process {} one thread; between {cores} processes {} one thread (each with its own address space: letting go of a mapping interrupts no other core)",
+            batch_threads, batch_processes
         );
         println!(
             "for comparison, CRC-32C over the same bytes with every page already mapped in (no page-table work, no parsing: what memory bandwidth alone allows): one thread {} plain read; {cores} threads {} one thread",
@@ -710,6 +818,25 @@ fn main() {
             mib_s(multi_bytes, compute_floor.best_cmd),
             compute_floor,
             compute_scaling
+        );
+    }
+    if want("small") {
+        let single_logs = logs(&single.join("events-0"));
+        read_back(&single_logs);
+        let single_bytes: u64 = single_logs
+            .iter()
+            .map(|p| std::fs::metadata(p).unwrap().len())
+            .sum();
+        let single_dir = single.to_str().unwrap().to_string();
+        let read_single = || plain_read(&single_logs);
+        let one = paired(read_single, || run(&["verify", &single_dir], Some(1)).0);
+        let floor = paired(read_single, || map_and_crc_batches(&single_logs));
+        println!(
+            "verify of {} MiB of one-record batches of 1 KiB values (about 1.1 KiB a batch), one thread: {:.0} MiB/s = {} plain read; for comparison, mapping each file and computing CRC-32C a batch (framing only, in process): {} plain read",
+            single_bytes >> 20,
+            mib_s(single_bytes, one.best_cmd),
+            one,
+            floor
         );
     }
     if want("rss") {

@@ -324,9 +324,15 @@ impl<'a> FileBatch<'a> {
             return Ok(());
         }
         let header = self.header()?;
+        self.ensure_v2_crc(header.crc)
+    }
+
+    /// [`FileBatch::ensure_valid`] for a v2 batch whose header was already
+    /// read: `stored` is the CRC its header holds.
+    pub fn ensure_v2_crc(&self, stored: u32) -> Result<(), FormatError> {
         let computed = compute_v2_crc(self.bytes);
-        if header.crc != computed {
-            return Err(self.crc_error(header.crc, computed));
+        if stored != computed {
+            return Err(self.crc_error(stored, computed));
         }
         Ok(())
     }

@@ -239,10 +239,11 @@ impl IndexBuilder {
         batch: &FileBatch<'_>,
         summary: Result<&BatchSummary, FormatError>,
     ) -> bool {
-        let checked = if self.verify_crc {
-            batch.ensure_valid().and(summary)
-        } else {
-            summary
+        let checked = match summary {
+            _ if !self.verify_crc => summary,
+            // The summary holds the v2 header's CRC: no second read of it.
+            Ok(s) if !batch.is_legacy() => batch.ensure_v2_crc(s.crc).map(|()| s),
+            _ => batch.ensure_valid().and(summary),
         };
         self.push_summary(checked)
     }
