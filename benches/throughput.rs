@@ -375,71 +375,75 @@ fn crc_batches(path: &Path) -> u32 {
         })
 }
 
+/// [`crc_batches`] over share `t` of `n` of the files (file `i` to share
+/// `i % n`), as `verify` shares out segments between threads.
+fn crc_share(paths: &[PathBuf], t: usize, n: usize) {
+    let crc = paths
+        .iter()
+        .skip(t)
+        .step_by(n)
+        .fold(0, |crc, path| crc ^ crc_batches(path));
+    std::hint::black_box(crc);
+}
+
 /// The floor for a pass that checks each batch: [`crc_batches`] over every
 /// file, in process.
 fn map_and_crc_batches(paths: &[PathBuf]) -> Duration {
     let start = Instant::now();
-    let crc = paths.iter().fold(0, |crc, path| crc ^ crc_batches(path));
-    std::hint::black_box(crc);
+    crc_share(paths, 0, 1);
     start.elapsed()
 }
 
 /// [`crc_batches`] over every file, the files shared out between `n`
-/// threads of this process (file `i` to thread `i % n`), as `verify` shares
-/// out segments.
+/// threads of this process ([`crc_share`]).
 fn crc_batches_on_threads(paths: &[PathBuf], n: usize) -> Duration {
     let start = Instant::now();
     std::thread::scope(|scope| {
-        for t in 0..n {
-            scope.spawn(move || {
-                let crc = paths
-                    .iter()
-                    .skip(t)
-                    .step_by(n)
-                    .fold(0, |crc, path| crc ^ crc_batches(path));
-                std::hint::black_box(crc);
-            });
-        }
+        let threads: Vec<_> = (0..n)
+            .map(|t| scope.spawn(move || crc_share(paths, t, n)))
+            .collect();
+        // Joined, not only finished: the next figure forks.
+        threads.into_iter().for_each(|t| t.join().unwrap());
     });
     start.elapsed()
 }
 
 /// [`crc_batches_on_threads`] with `n` processes (this one and `n - 1`
-/// forked), each with its own address space: letting go of a mapping
-/// interrupts no other core, where in one process it interrupts every
-/// core running one of its threads to flush that core's TLB.
+/// forked): the same work in separate address spaces, so that mapping and
+/// unmapping in one never touches the page tables or TLBs of another.
 fn crc_batches_in_processes(paths: &[PathBuf], n: usize) -> Duration {
     let start = Instant::now();
-    let children: Vec<libc::pid_t> = (1..n)
-        .map(|t| {
-            // SAFETY: the bench runs no other thread here, so the child
-            // may allocate; it leaves with `_exit`, running no destructor.
-            let pid = unsafe { libc::fork() };
-            assert!(pid >= 0, "fork failed");
-            if pid == 0 {
-                let crc = paths
-                    .iter()
-                    .skip(t)
-                    .step_by(n)
-                    .fold(0, |crc, path| crc ^ crc_batches(path));
-                std::hint::black_box(crc);
-                // SAFETY: ends the child without returning into the bench.
-                unsafe { libc::_exit(0) };
-            }
-            pid
-        })
-        .collect();
-    let crc = paths
-        .iter()
-        .step_by(n)
-        .fold(0, |crc, path| crc ^ crc_batches(path));
-    std::hint::black_box(crc);
+    let mut children = Vec::new();
+    for t in 1..n {
+        // SAFETY: every thread the bench started has been joined, so the
+        // child may allocate; it leaves with `_exit`, running no destructor
+        // (the work directory stays) and unwinding no panic into the bench.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            let done = std::panic::catch_unwind(|| crc_share(paths, t, n));
+            // SAFETY: ends the child without returning into the bench.
+            unsafe { libc::_exit(i32::from(done.is_err())) };
+        }
+        if pid < 0 {
+            break;
+        }
+        children.push(pid);
+    }
+    let forked = children.len() == n - 1;
+    if forked {
+        crc_share(paths, 0, n);
+    }
+    let mut failed = false;
     for pid in children {
         let mut status = 0;
         // SAFETY: waits for a child this function forked.
         let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
-        assert!(waited == pid && status == 0, "bench child failed");
+        failed |= waited != pid || status != 0;
     }
+    assert!(
+        forked && !failed,
+        "a bench process failed or could not fork"
+    );
     start.elapsed()
 }
 
@@ -476,19 +480,22 @@ fn map_all(paths: &[PathBuf], advice: memmap2::Advice) -> Vec<memmap2::Mmap> {
 fn crc_on(maps: &[memmap2::Mmap], threads: usize) -> Duration {
     let start = Instant::now();
     std::thread::scope(|scope| {
-        for t in 0..threads {
-            let maps = &maps;
-            scope.spawn(move || {
-                let mut crc = 0;
-                for map in *maps {
-                    let share = map.len().div_ceil(threads);
-                    let from = (t * share).min(map.len());
-                    let to = (from + share).min(map.len());
-                    crc ^= kseg::format::crc::crc32c(&map[from..to]);
-                }
-                std::hint::black_box(crc);
-            });
-        }
+        let spawned: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    let mut crc = 0;
+                    for map in maps {
+                        let share = map.len().div_ceil(threads);
+                        let from = (t * share).min(map.len());
+                        let to = (from + share).min(map.len());
+                        crc ^= kseg::format::crc::crc32c(&map[from..to]);
+                    }
+                    std::hint::black_box(crc);
+                })
+            })
+            .collect();
+        // Joined, not only finished: a later figure forks.
+        spawned.into_iter().for_each(|t| t.join().unwrap());
     });
     start.elapsed()
 }
@@ -806,7 +813,7 @@ fn main() {
             floor_scaling
         );
         println!(
-            "for comparison, mapping each file and computing CRC-32C a batch, the files shared out as verify shares out segments: between {cores} threads of one process {} one thread; between {cores} processes {} one thread (each with its own address space: letting go of a mapping interrupts no other core)",
+            "for comparison, mapping each file and computing CRC-32C a batch, the files shared out as verify shares out segments: between {cores} threads of one process {} one thread; between {cores} processes (the same work in separate address spaces) {} one thread",
             batch_threads, batch_processes
         );
         println!(

@@ -26,9 +26,9 @@ const RELEASE_STEP: usize = 4 * WINDOW;
 /// How much a walk lets go at once while other walks run beside it. Letting
 /// go of a mapping in a process whose other threads run on other cores
 /// interrupts each of them to flush its TLB: released every 8 MiB, that
-/// cost a two-thread `verify` 6% (1.67x one thread, against 1.77x released
-/// every 32 MiB and 1.75x never released). The price is resident memory:
-/// up to this much more a walk.
+/// held a two-thread `verify` at 1.65x-1.67x one thread, against
+/// 1.74x-1.77x released every 32 MiB or never (paired runs, 9 segments of
+/// 128 MiB). The price is resident memory: up to 24 MiB more a walk.
 const SHARED_RELEASE_STEP: usize = 16 * WINDOW;
 
 /// Mapped walks under way in this process, on any thread.

@@ -242,7 +242,10 @@ impl IndexBuilder {
         let checked = match summary {
             _ if !self.verify_crc => summary,
             // The summary holds the v2 header's CRC: no second read of it.
-            Ok(s) if !batch.is_legacy() => batch.ensure_v2_crc(s.crc).map(|()| s),
+            Ok(s) if !batch.is_legacy() => {
+                debug_assert_eq!(s.position, batch.position, "another batch's summary");
+                batch.ensure_v2_crc(s.crc).map(|()| s)
+            }
             _ => batch.ensure_valid().and(summary),
         };
         self.push_summary(checked)
