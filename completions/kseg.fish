@@ -167,6 +167,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand restore" -l ignore-lock -d 'Wr
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l at-offset -d 'The image as of this offset of the metadata log (inclusive)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l snapshot -d 'Start from this snapshot (<endOffset>-<epoch>.checkpoint) instead of the newest one that reads cleanly' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l json -d 'One JSON object'
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -s V -l version -d 'Print version'

@@ -54,7 +54,9 @@ pub enum Command {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Replays the latest snapshot (<endOffset>-<epoch>.checkpoint) and the log after it, as the \
-broker's metadata loader does. On a log dir, every partition directory is matched by the topic id in its \
+broker's metadata loader does. A snapshot that does not read cleanly (a CRC mismatch, a cut, a record that \
+does not decode) is skipped for the next older one, or the log from offset 0, with a warning and exit code 1. \
+On a log dir, every partition directory is matched by the topic id in its \
 partition.metadata to the image, and those that should not be on this broker (node.id in meta.properties) \
 are reported as stray replicas."
 )]
@@ -65,6 +67,9 @@ pub struct MetadataArgs {
     /// The image as of this offset of the metadata log (inclusive)
     #[arg(long, value_name = "N")]
     pub at_offset: Option<i64>,
+    /// Start from this snapshot (<endOffset>-<epoch>.checkpoint) instead of the newest one that reads cleanly
+    #[arg(long, value_name = "FILE")]
+    pub snapshot: Option<PathBuf>,
     /// One JSON object
     #[arg(long)]
     pub json: bool,

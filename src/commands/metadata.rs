@@ -5,7 +5,7 @@ use std::path::Path;
 
 use kseg::inspect::cluster::config::context::MetadataOrigin;
 use kseg::inspect::cluster::metadata::load::{
-    LoadedImage, find_metadata_partition, load_image, load_image_with_progress,
+    ImageRequest, LoadedImage, find_metadata_partition, load_image, load_image_with_progress,
 };
 use kseg::inspect::cluster::metadata::stray::{StrayReport, find_stray_replicas};
 use kseg::render::metadata::{stray_json, to_json, write_strays_text, write_text};
@@ -44,7 +44,11 @@ fn bytes_to_read(path: &Path) -> u64 {
 /// Runs `kseg metadata`.
 pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
     let bar = super::progress_bar(bytes_to_read(&args.path), args.json);
-    let loaded = load_image_with_progress(&args.path, args.at_offset, &|n| bar.inc(n))?;
+    let request = ImageRequest {
+        at_offset: args.at_offset,
+        snapshot: args.snapshot.clone(),
+    };
+    let loaded = load_image_with_progress(&args.path, &request, &|n| bar.inc(n))?;
     bar.finish_and_clear();
     let mut strays = strays_of(&args.path, &loaded)?;
     // The broker judges its replicas against the image it has caught up

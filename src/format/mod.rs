@@ -17,6 +17,7 @@ pub mod cursor;
 pub mod encode;
 pub mod error;
 pub mod index_search;
+pub mod java;
 pub mod legacy;
 pub mod offset_index;
 pub mod partition_metadata;

@@ -4,8 +4,8 @@
 //! them. A broker in KRaft mode reads the file of every partition as it
 //! loads the log dir at start.
 
-use super::base64::decode_url_safe;
 use super::error::{FormatError, FormatErrorKind};
+use super::java::{first_decode_failure, java_lines, uuid_from_string};
 
 /// Contents of `partition.metadata`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,56 +83,6 @@ impl From<PartitionMetadataError> for FormatError {
     }
 }
 
-/// How many UTF-16 units one `BufferedReader` fill decodes.
-const FILL: usize = 8192;
-
-/// Where Java's reader of the file (`Files.newBufferedReader`, UTF-8,
-/// failing on malformed input) meets a byte sequence that is not UTF-8
-/// before it has the first two lines: the line it is reading then. It
-/// decodes a fill of 8192 UTF-16 units at a time, so bytes past the second
-/// line's end fail it too when they are in the fill that holds that end.
-fn first_decode_failure(bytes: &[u8]) -> Option<u32> {
-    let (valid, bad) = match std::str::from_utf8(bytes) {
-        Ok(all) => (all, false),
-        Err(e) => (
-            std::str::from_utf8(bytes.get(..e.valid_up_to()).unwrap_or_default())
-                .unwrap_or_default(),
-            true,
-        ),
-    };
-    let mut units = 0usize;
-    let mut ends = 0u32;
-    // The line being read when the current fill began, and where the
-    // reader stops filling once the second line has ended.
-    let mut fill_line = 1u32;
-    let mut stop_at = usize::MAX;
-    let mut previous = '\0';
-    for c in valid.chars() {
-        if units >= stop_at {
-            return None;
-        }
-        if units % FILL == 0 {
-            fill_line = (ends + 1).min(2);
-        }
-        // `\r\n` ends one line.
-        if c == '\n' && previous != '\r' || c == '\r' {
-            ends += 1;
-            if ends == 2 {
-                stop_at = (units / FILL + 1) * FILL;
-            }
-        }
-        previous = c;
-        units += c.len_utf16();
-    }
-    if !bad || units >= stop_at {
-        return None;
-    }
-    if units % FILL == 0 {
-        fill_line = (ends + 1).min(2);
-    }
-    Some(fill_line)
-}
-
 /// Reads `partition.metadata` as Kafka does: a first line split at `:`
 /// plus whitespace into exactly two parts, the second an `int` of at least
 /// 0; a second line split the same way, the second part a topic id that
@@ -145,7 +95,7 @@ pub fn read_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, Partit
         reason,
         outcome,
     };
-    if let Some(line) = first_decode_failure(bytes) {
+    if let Some(line) = first_decode_failure(bytes, 2) {
         return Err(fail(line, "not UTF-8 text", LogDirOffline));
     }
     let text = String::from_utf8_lossy(bytes);
@@ -168,8 +118,11 @@ pub fn read_partition_metadata(bytes: &[u8]) -> Result<PartitionMetadata, Partit
         "expected '<key>: <topic id>'",
         LogDirOffline,
     ))?;
-    let uuid =
-        decode_uuid(topic_id).ok_or(fail(2, "the topic id is not a base64 UUID", BrokerFails))?;
+    let uuid = uuid_from_string(topic_id).ok_or(fail(
+        2,
+        "the topic id is not a base64 UUID",
+        BrokerFails,
+    ))?;
     if uuid == [0; 16] {
         return Err(fail(2, "the topic id is the zero UUID", LogDirOffline));
     }
@@ -191,34 +144,13 @@ pub const METADATA_TOPIC_ID: [u8; 16] = {
 
 /// Whether `topic_id` (as written in the file) is [`METADATA_TOPIC_ID`].
 pub fn is_metadata_topic_id(topic_id: &str) -> bool {
-    decode_uuid(topic_id) == Some(METADATA_TOPIC_ID)
+    uuid_from_string(topic_id) == Some(METADATA_TOPIC_ID)
 }
 
 /// [`read_partition_metadata`] for text already in hand, its failure as a
 /// format error.
 pub fn parse_partition_metadata(text: &str) -> Result<PartitionMetadata, FormatError> {
     read_partition_metadata(text.as_bytes()).map_err(FormatError::from)
-}
-
-/// Lines as Java's `readLine` returns them: ended by `\n`, `\r` or `\r\n`;
-/// a last line without an end counts, an empty end does not.
-fn java_lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = Some(text);
-    std::iter::from_fn(move || {
-        let s = rest.take().filter(|s| !s.is_empty())?;
-        match s.find(['\n', '\r']) {
-            Some(i) => {
-                let skip = if s.get(i..i + 2) == Some("\r\n") {
-                    2
-                } else {
-                    1
-                };
-                rest = s.get(i + skip..);
-                s.get(..i)
-            }
-            None => Some(s),
-        }
-    })
 }
 
 /// Java's `Pattern.compile(":\\s+").split(line)` when it yields exactly two
@@ -260,21 +192,12 @@ fn parse_java_int(s: &str) -> Option<i32> {
     s.parse().ok()
 }
 
-/// `Uuid.fromString`: at most 24 characters of URL-safe base64 (padding
-/// allowed, as Java's decoder allows it) decoding to exactly 16 bytes.
-fn decode_uuid(s: &str) -> Option<[u8; 16]> {
-    if s.encode_utf16().count() > 24 {
-        return None;
-    }
-    let decoded = decode_url_safe(s)?;
-    decoded.try_into().ok()
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::UnreadableOutcome::{BrokerFails, LogDirOffline};
     use super::*;
+    use crate::format::java::FILL;
 
     fn outcome(text: &[u8]) -> Result<String, (u32, UnreadableOutcome)> {
         read_partition_metadata(text)

@@ -10,6 +10,7 @@ use super::index_rebuild::interval_source_json;
 use crate::format::partition_metadata::UnreadableOutcome;
 use crate::inspect::recovery::partition::CheckedPartition;
 use crate::inspect::recovery::plan::{RecoverWhy, RecoveryPlan, SegmentAction};
+use crate::inspect::recovery::raft_log::RaftLogCheck;
 
 /// Partitions the summary table lists in full; past this many it lists only
 /// those that are not clean (at most this many) and a totals row, so
@@ -70,6 +71,7 @@ impl ReportWriter {
                     "snapshotsMissing": r.snapshots_missing, "plan": r.plan,
                     "partitionMetadataUnreadable": r.partition_metadata.map(|e| json!({
                         "line": e.line, "reason": e.reason, "outcome": e.outcome})),
+                    "raftLog": r.raft,
                     "indexInterval": {"bytes": interval.bytes, "source": interval_source_json(&interval.source)}}),
             )?;
             return writeln!(out);
@@ -113,6 +115,9 @@ impl ReportWriter {
                     "  partition.metadata cannot be read ({e}); kseg does not rewrite it: write `version: 0` and {id}, as the broker wrote it{without}"
                 )?;
             }
+        }
+        if let Some(raft) = &r.raft {
+            write_raft_log(out, raft)?;
         }
         if !r.snapshots_missing.is_empty() {
             writeln!(
@@ -239,6 +244,32 @@ pub fn write_plan(
         None => writeln!(w, "  verdict: Kafka loses no data")?,
     }
     write_side_effects(w, plan)
+}
+
+/// The metadata log's raft files: each finding with what the node does,
+/// then what `recover --apply` would move aside.
+fn write_raft_log(w: &mut dyn Write, raft: &RaftLogCheck) -> io::Result<()> {
+    for f in &raft.findings {
+        let at = f
+            .position
+            .map_or(String::new(), |p| format!(" at byte {p}"));
+        writeln!(
+            w,
+            "  {}{at}: {} ({})",
+            f.file.display(),
+            f.problem,
+            f.outcome.describe()
+        )?;
+    }
+    for m in &raft.move_aside {
+        writeln!(
+            w,
+            "  recover --apply moves {} into its backup: {}",
+            m.file.display(),
+            m.because
+        )?;
+    }
+    Ok(())
 }
 
 /// The partition's line and how the recovery point was chosen.

@@ -1,6 +1,7 @@
 //! Carries out a [`RecoveryPlan`] offline: truncations, rebuilt indexes,
-//! deleted segments and snapshots, trimmed leader epochs. Every file is
-//! backed up before it changes.
+//! deleted segments and snapshots, trimmed leader epochs, damaged KRaft
+//! snapshots and `quorum-state` moved aside. Every file is backed up
+//! before it changes.
 
 use std::fs;
 use std::path::Path;
@@ -164,7 +165,11 @@ pub fn apply_checked(
         &r.state.leader_epochs,
         checked.interval.bytes,
         backup,
-    )
+    )?;
+    for m in r.raft.iter().flat_map(|raft| &raft.move_aside) {
+        remove(backup, &m.file)?;
+    }
+    Ok(())
 }
 
 /// Applies `plan` to the partition in `dir`; `checks` are the segment checks

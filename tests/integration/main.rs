@@ -22,6 +22,7 @@ mod independent_encoder;
 mod internal_topics;
 mod layering;
 mod log_dir_lock;
+mod metadata_log_damage;
 mod newcomer;
 mod page_cache;
 mod producer_expiry;

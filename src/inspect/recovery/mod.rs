@@ -2,12 +2,14 @@
 //! shutdown (`LogLoader`, `LogSegment.recover`): which segments it
 //! recovers, where it truncates, which later segments and producer
 //! snapshots it deletes, which `.txnindex` files it rebuilds, the damage
-//! it will not see, and what salvaging keeps past the batch where it stops
+//! it will not see, how the KRaft metadata log's raft files stand
+//! ([`raft_log`]), and what salvaging keeps past the batch where it stops
 //! ([`salvage`]).
 
 pub mod batch_audit;
 pub mod partition;
 pub mod plan;
+pub mod raft_log;
 pub mod salvage;
 pub mod segment;
 pub mod snapshots;

@@ -10,9 +10,11 @@ use crate::format::partition_metadata::{
     PartitionMetadataError, UnreadableOutcome, is_metadata_topic_id, read_partition_metadata,
 };
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
+use crate::inspect::cluster::metadata::load::looks_like_metadata_partition;
 use crate::inspect::index::interval::IndexInterval;
 use crate::inspect::producer::state::{BatchBudget, ProducerExpiry};
 use crate::inspect::recovery::plan::{PartitionState, RecoveryPlan, plan_recovery};
+use crate::inspect::recovery::raft_log::{LogBounds, RaftLogCheck, check_raft_log};
 use crate::inspect::recovery::segment::{SegmentCheck, SegmentCheckOptions, check_segment};
 use crate::inspect::recovery::snapshots::{SnapshotPlan, plan_snapshots};
 use crate::inspect::recovery::txn_index::TxnStart;
@@ -42,6 +44,9 @@ pub struct PartitionReport {
     /// Why the broker cannot read the partition's `partition.metadata`,
     /// when it cannot (it reads the file of every partition at start).
     pub partition_metadata: Option<PartitionMetadataError>,
+    /// For the KRaft metadata log: its snapshots and `quorum-state` as the
+    /// node's raft layer judges them at start.
+    pub raft: Option<RaftLogCheck>,
 }
 
 impl PartitionReport {
@@ -58,7 +63,10 @@ impl PartitionReport {
 
     /// Whether Kafka's next start changes nothing here.
     pub fn is_clean(&self) -> bool {
-        self.plan.is_clean() && self.stray_files().is_empty() && self.partition_metadata.is_none()
+        self.plan.is_clean()
+            && self.stray_files().is_empty()
+            && self.partition_metadata.is_none()
+            && self.raft.as_ref().is_none_or(RaftLogCheck::is_clean)
     }
 }
 
@@ -265,7 +273,19 @@ pub fn check_partition(
         .map(|s| s.base_offset)
         .filter(|base| !partition.snapshots.contains(base))
         .collect();
+    let raft = if looks_like_metadata_partition(&partition.dir) {
+        let bounds = LogBounds::after_recovery(
+            partition,
+            plan.log_end_offset,
+            &state.leader_epochs,
+            &plan.leader_epochs_removed,
+        );
+        Some(check_raft_log(partition, bounds)?)
+    } else {
+        None
+    };
     Ok(PartitionReport {
+        raft,
         snapshots_missing,
         partition_metadata: partition_metadata_problem(partition),
         partition: partition.clone(),

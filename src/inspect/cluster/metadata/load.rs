@@ -10,8 +10,9 @@
 //! core/src/main/scala/kafka/raft/KafkaMetadataLog.scala:642-647). Batches
 //! stream past one buffer. Reading stops where the broker's log recovery
 //! would truncate the log (a batch that fails its CRC, bytes that are not a
-//! batch), with a warning naming the file and byte; a snapshot that does
-//! not read is an error.
+//! batch), with a warning naming the file and byte. A snapshot that does
+//! not read cleanly is skipped, with a warning, for the next older one (or
+//! the log from offset 0): the image is still the one the log holds.
 //!
 //! The broker's loader sees only committed records (below the quorum's
 //! high watermark), which no file records; kseg replays the log to its end,
@@ -21,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use super::configs::SetBy;
 use super::replay::{Replayed, Replayer};
+use super::snapshot_check::check_snapshot;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
 use crate::format::{FileBatch, FormatError};
 use crate::logdir::chunked::walk_batches;
@@ -81,7 +83,7 @@ pub fn find_metadata_partition(log_dir: &Path) -> Option<PathBuf> {
 /// Whether `dir` is a metadata partition directory: named
 /// `__cluster_metadata-N`, or holding the raft log's own files (a KRaft
 /// snapshot or `quorum-state`) for a copy named otherwise.
-fn looks_like_metadata_partition(dir: &Path) -> bool {
+pub fn looks_like_metadata_partition(dir: &Path) -> bool {
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
     if name.as_deref().and_then(InternalTopic::of_partition_dir)
         == Some(InternalTopic::ClusterMetadata)
@@ -118,15 +120,37 @@ pub fn snapshots(dir: &Path) -> Result<Vec<SnapshotFile>, LogDirError> {
 /// directory, or one `.checkpoint` file; as of `at_offset` (inclusive)
 /// when given, else of the whole log.
 pub fn load_image(path: &Path, at_offset: Option<i64>) -> Result<LoadedImage, LogDirError> {
-    load_image_with_progress(path, at_offset, &|_| {})
+    load_image_with_progress(path, &ImageRequest::at(at_offset), &|_| {})
 }
 
-/// [`load_image`], calling `progress` with the bytes of each batch read.
+/// Which image to build, and from which snapshot.
+#[derive(Debug, Clone, Default)]
+pub struct ImageRequest {
+    /// The image as of this offset (inclusive); the whole log when `None`.
+    pub at_offset: Option<i64>,
+    /// The snapshot to start from, instead of the newest one that reads
+    /// cleanly at or below the offset.
+    pub snapshot: Option<PathBuf>,
+}
+
+impl ImageRequest {
+    /// The image as of `at_offset`, from the newest clean snapshot.
+    pub fn at(at_offset: Option<i64>) -> Self {
+        Self {
+            at_offset,
+            snapshot: None,
+        }
+    }
+}
+
+/// [`load_image`] for `request`, calling `progress` with the bytes of
+/// each batch read.
 pub fn load_image_with_progress(
     path: &Path,
-    at_offset: Option<i64>,
+    request: &ImageRequest,
     progress: &dyn Fn(u64),
 ) -> Result<LoadedImage, LogDirError> {
+    let at_offset = request.at_offset;
     if path.is_file() {
         return load_snapshot_file(path, at_offset, progress);
     }
@@ -148,18 +172,10 @@ pub fn load_image_with_progress(
         ));
     }
     let target = at_offset.unwrap_or(i64::MAX);
-    let snapshot = snapshots(&dir)?
-        .into_iter()
-        .rfind(|s| s.end_offset <= target.saturating_add(1));
+    let mut warnings = Vec::new();
+    let (snapshot, replayer) = start_image(&dir, target, request, &mut warnings, progress)?;
     let partition = Partition::open(&dir)?;
-    let mut replayer = Replayer::new();
-    let from = match &snapshot {
-        Some(s) => {
-            read_snapshot(&s.path, s.end_offset, &mut replayer, progress)?;
-            s.end_offset
-        }
-        None => 0,
-    };
+    let from = snapshot.as_ref().map_or(0, |s| s.end_offset);
     if let Some(first) = partition.segments.first().filter(|s| s.base_offset > from) {
         let asked = at_offset.map_or("the image".to_string(), |n| format!("offset {n}"));
         return Err(LogDirError::not_understood(
@@ -176,7 +192,7 @@ pub fn load_image_with_progress(
         target,
         last: from - 1,
         end: None,
-        warnings: Vec::new(),
+        warnings,
         scratch: Vec::new(),
         done: false,
         progress,
@@ -215,6 +231,88 @@ pub fn load_image_with_progress(
         log_end_offset: end,
         warnings,
         notes,
+    })
+}
+
+/// The snapshot the image starts from and its records replayed: the one
+/// `request` names, else the newest at or below `target + 1` that reads
+/// cleanly (no damage the raft layer meets, every record decoded), each
+/// newer one skipped with a warning saying why; none when no snapshot
+/// reads, and the log is replayed from offset 0.
+fn start_image(
+    dir: &Path,
+    target: i64,
+    request: &ImageRequest,
+    warnings: &mut Vec<String>,
+    progress: &dyn Fn(u64),
+) -> Result<(Option<SnapshotFile>, Replayer), LogDirError> {
+    if let Some(chosen) = &request.snapshot {
+        let s = named_snapshot(chosen, target)?;
+        let mut replayer = Replayer::new();
+        read_snapshot(&s.path, s.end_offset, &mut replayer, progress)?;
+        return Ok((Some(s), replayer));
+    }
+    let mut skipped = Vec::new();
+    let mut chosen = None;
+    for s in snapshots(dir)?
+        .into_iter()
+        .rev()
+        .filter(|s| s.end_offset <= target.saturating_add(1))
+    {
+        let why = match check_snapshot(&s.path)?.damage {
+            Some(d) => format!("at byte {}: {}", d.position(), d.reason()),
+            None => {
+                let mut replayer = Replayer::new();
+                match read_snapshot(&s.path, s.end_offset, &mut replayer, progress) {
+                    Ok(()) => {
+                        chosen = Some((s, replayer));
+                        break;
+                    }
+                    Err(e) => e.to_string(),
+                }
+            }
+        };
+        skipped.push((s.path, why));
+    }
+    let from = chosen
+        .as_ref()
+        .map_or("the log from offset 0".to_string(), |(s, _)| {
+            format!("the older snapshot {}", s.path.display())
+        });
+    for (path, why) in skipped {
+        warnings.push(format!(
+            "{}: skipped ({why}); the image is built from {from} and the log after it (--snapshot FILE picks another)",
+            path.display()
+        ));
+    }
+    Ok(chosen.map_or((None, Replayer::new()), |(s, r)| (Some(s), r)))
+}
+
+/// The snapshot file `--snapshot` names, checked against the offset asked for.
+fn named_snapshot(path: &Path, target: i64) -> Result<SnapshotFile, LogDirError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (end_offset, epoch) = parse_kraft_snapshot(&name).ok_or_else(|| {
+        LogDirError::not_understood(
+            path,
+            "is not a KRaft snapshot (<endOffset>-<epoch>.checkpoint)",
+        )
+    })?;
+    if end_offset > target.saturating_add(1) {
+        return Err(LogDirError::not_understood(
+            path,
+            format!(
+                "holds the image as of offset {}, past the offset asked for",
+                end_offset - 1
+            ),
+        ));
+    }
+    Ok(SnapshotFile {
+        path: path.to_path_buf(),
+        end_offset,
+        epoch,
     })
 }
 

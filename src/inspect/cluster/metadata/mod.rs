@@ -13,6 +13,7 @@ pub mod configs;
 pub mod image;
 pub mod load;
 pub mod replay;
+pub mod snapshot_check;
 pub mod stray;
 
 pub use configs::DynamicConfigs;
