@@ -782,3 +782,47 @@ fn offsets_at_the_end_of_their_range_do_not_panic() {
         assert!(matches!(out.status.code(), Some(0..=2)), "{args:?}: {err}");
     }
 }
+
+/// A log whose first batch is past offset 0 (here the bootstrap batch at
+/// 0..=2 is gone and no snapshot is left) names the offsets it replayed,
+/// not 0 onwards, in text and JSON.
+#[test]
+fn the_offsets_named_are_those_replayed() {
+    let tmp = damaged_copy();
+    let dir = tmp.path().join("__cluster_metadata-0");
+    for f in [
+        "00000000000000000000-0000000000.checkpoint",
+        "00000000000000000102-0000000002.checkpoint",
+    ] {
+        std::fs::remove_file(dir.join(f)).unwrap();
+    }
+    let log = dir.join("00000000000000000000.log");
+    let bytes = std::fs::read(&log).unwrap();
+    let first = 12 + u32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    assert_eq!(
+        i64::from_be_bytes(bytes[first..first + 8].try_into().unwrap()),
+        3
+    );
+    std::fs::write(&log, &bytes[first..]).unwrap();
+    let out = kseg(["metadata".as_ref(), dir.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with(": replayed log offsets 3..=156; the image is as of offset 156"),
+        "{text}"
+    );
+    let got = metadata_json(&dir, None);
+    assert_eq!(
+        (got["logFrom"].clone(), got["offset"].clone()),
+        (json!(3), json!(156))
+    );
+    // As of an offset inside the first batch read, the range starts there too.
+    let got = metadata_json(&dir, Some(5));
+    assert_eq!(
+        (got["logFrom"].clone(), got["offset"].clone()),
+        (json!(3), json!(5))
+    );
+}
