@@ -417,7 +417,8 @@ pub struct ClusterConfigArgs {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Topics: those the metadata image names, and the partition directories of the \
-log dir (a partition directory as PATH: its topic only). Sources are named as Kafka's \
+log dir (a partition directory as PATH: its topic only; __cluster_metadata-0 as PATH: every topic \
+its image names). Sources are named as Kafka's \
 DescribeConfigs names them (DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG for this broker's \
 node.id, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG from --server-properties, \
 DEFAULT_CONFIG), with the metadata log offset of the record that set a dynamic value; \
