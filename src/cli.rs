@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use kseg::inspect::cluster::metadata::health::PartitionFilter;
 use kseg::inspect::producer::state::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
 
 /// Offline inspection and repair of Apache Kafka's on-disk logs.
@@ -56,7 +57,10 @@ pub enum Command {
     after_help = "Replays the latest snapshot (<endOffset>-<epoch>.checkpoint) and the log after it, as the \
 broker's metadata loader does. On a log dir, every partition directory is matched by the topic id in its \
 partition.metadata to the image, and those that should not be on this broker (node.id in meta.properties) \
-are reported as stray replicas."
+are reported as stray replicas. A summary comes first (topics, partitions, offline, under-replicated, \
+under min ISR, leaderless, brokers fenced); the partition filters judge as kafka-topics.sh --describe \
+does, and a partition any chosen filter holds for is listed (min.insync.replicas from the image's \
+dynamic configs, else Kafka's default 1)."
 )]
 pub struct MetadataArgs {
     /// A log dir holding __cluster_metadata-0, that directory, or a .checkpoint file
@@ -65,9 +69,33 @@ pub struct MetadataArgs {
     /// The image as of this offset of the metadata log (inclusive)
     #[arg(long, value_name = "N")]
     pub at_offset: Option<i64>,
+    /// Only this topic's partitions and configs (repeatable)
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Vec<String>,
+    /// Only partitions whose ISR is smaller than their replicas
+    #[arg(long)]
+    pub under_replicated_partitions: bool,
+    /// Only partitions with no leader, or whose leader is not a live (unfenced) broker
+    #[arg(long)]
+    pub unavailable_partitions: bool,
+    /// Only partitions with no leader, or whose ISR is smaller than min.insync.replicas
+    #[arg(long)]
+    pub under_min_isr_partitions: bool,
     /// One JSON object
     #[arg(long)]
     pub json: bool,
+}
+
+impl MetadataArgs {
+    /// The partitions to list.
+    pub fn filter(&self) -> PartitionFilter {
+        PartitionFilter {
+            topics: self.topic.clone(),
+            under_replicated: self.under_replicated_partitions,
+            unavailable: self.unavailable_partitions,
+            under_min_isr: self.under_min_isr_partitions,
+        }
+    }
 }
 
 /// How keys, values and header values are shown.
