@@ -1,10 +1,13 @@
 //! The command line: one `Args` struct per subcommand (clap derive).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use kseg::format::properties::parse_properties;
 use kseg::inspect::cluster::metadata::health::PartitionFilter;
 use kseg::inspect::producer::state::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
+use kseg::inspect::retention::settings::RetentionFlags;
 
 /// Offline inspection and repair of Apache Kafka's on-disk logs.
 #[derive(Debug, Parser)]
@@ -287,8 +290,8 @@ pub struct LocateArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub offset: Option<i64>,
     /// Timestamp to find: epoch ms, RFC 3339 (2024-05-01T12:00:00Z) or an age like 1h, 30m, 2d
-    #[arg(long)]
-    pub timestamp: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time)]
+    pub timestamp: Option<i64>,
     /// The log start offset [default: log-start-offset-checkpoint, else the first segment's base offset]
     #[arg(long)]
     pub log_start_offset: Option<i64>,
@@ -365,8 +368,8 @@ pub struct RecoveryTargetArgs {
     pub page_cache: PageCacheArg,
     /// The broker's clock when it starts: epoch ms, RFC 3339, or an age
     /// like 1h [default: now]
-    #[arg(long, value_name = "TIME")]
-    pub now: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub now: Option<i64>,
     /// The broker's producer.id.expiration.ms: producers idle this long are
     /// dropped when a producer snapshot is loaded
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_PRODUCER_ID_EXPIRATION_MS)]
@@ -485,6 +488,16 @@ pub enum KafkaVersion {
     V4,
 }
 
+impl KafkaVersion {
+    /// The major version.
+    pub fn major(self) -> u8 {
+        match self {
+            Self::V3 => 3,
+            Self::V4 => 4,
+        }
+    }
+}
+
 /// Arguments of `kseg retention-report`.
 #[derive(Debug, Args)]
 #[command(
@@ -510,8 +523,8 @@ pub struct RetentionReportArgs {
     #[arg(long, value_enum, default_value = "4")]
     pub kafka_version: KafkaVersion,
     /// The clock: epoch ms, RFC 3339, or an age like 1h [default: now]
-    #[arg(long)]
-    pub now: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time)]
+    pub now: Option<i64>,
     /// The log start offset [default: log-start-offset-checkpoint, else the first segment's base offset]
     #[arg(long)]
     pub log_start_offset: Option<i64>,
@@ -524,6 +537,26 @@ pub struct RetentionReportArgs {
     /// Where topic configs come from
     #[command(flatten)]
     pub cluster: ClusterConfigArgs,
+}
+
+impl RetentionReportArgs {
+    /// `--config-file` then `--config`, read and checked.
+    pub fn flags(&self) -> anyhow::Result<RetentionFlags> {
+        let file = match &self.config_file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                let settings: BTreeMap<String, String> =
+                    parse_properties(&text).into_iter().collect();
+                Some((path.display().to_string(), settings))
+            }
+            None => None,
+        };
+        let file = file
+            .as_ref()
+            .map(|(name, settings)| (name.as_str(), settings));
+        RetentionFlags::parse(file, &self.configs).map_err(anyhow::Error::msg)
+    }
 }
 
 /// Arguments of `kseg groups`.
@@ -563,8 +596,8 @@ pub struct TransactionsArgs {
     #[arg(value_name = "PATH", default_value = ".")]
     pub paths: Vec<PathBuf>,
     /// The clock: epoch ms, RFC 3339, or an age like 1h [default: now]
-    #[arg(long, value_name = "TIME")]
-    pub now: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub now: Option<i64>,
     /// transaction.max.timeout.ms: an open transaction idle longer is a candidate for hanging
     #[arg(long, value_name = "MS", default_value_t = kseg::inspect::cluster::transactions::hanging::DEFAULT_MAX_TRANSACTION_TIMEOUT_MS)]
     pub max_transaction_timeout_ms: i64,
@@ -631,11 +664,11 @@ pub struct ExportArgs {
     #[arg(long, value_name = "OFFSET")]
     pub to_offset: Option<i64>,
     /// Earliest timestamp exported: epoch ms, RFC 3339 or an age like 1h
-    #[arg(long, value_name = "TIME")]
-    pub from_time: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub from_time: Option<i64>,
     /// Latest timestamp exported: epoch ms, RFC 3339 or an age like 1h
-    #[arg(long, value_name = "TIME")]
-    pub to_time: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub to_time: Option<i64>,
     /// Also export control records (transaction markers, KRaft control records)
     #[arg(long)]
     pub include_control: bool,

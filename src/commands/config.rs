@@ -7,7 +7,7 @@ use kseg::inspect::cluster::config::listing::{topics, topics_of_partition};
 use kseg::logdir::target::resolve;
 use kseg::render::config::{Defaults, configs_json, write_ignored, write_settings};
 
-use crate::cli::{ConfigArgs, KafkaVersion};
+use crate::cli::ConfigArgs;
 use crate::exit_code::ExitCode;
 
 /// Runs `kseg config`.
@@ -21,11 +21,8 @@ pub fn run(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
         let partitions: Vec<_> = resolve(path)?.into_iter().map(|t| t.partition).collect();
         (path.clone(), partitions)
     };
-    let major = match args.kafka_version {
-        KafkaVersion::V3 => 3,
-        KafkaVersion::V4 => 4,
-    };
-    let ctx = super::cluster_args::context(Some(&log_dir), &args.cluster, major)?;
+    let ctx =
+        super::cluster_args::context(Some(&log_dir), &args.cluster, args.kafka_version.major())?;
     let mut only = args.topic.clone();
     if is_partition && only.is_empty() {
         only = topics_of_partition(&partitions[0]);
