@@ -573,7 +573,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__metadata)
-            opts="-h -V --at-offset --snapshot --json --help --version"
+            opts="-h -V --at-offset --snapshot --topic --under-replicated-partitions --unavailable-partitions --under-min-isr-partitions --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -584,6 +584,10 @@ _kseg() {
                     return 0
                     ;;
                 --snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

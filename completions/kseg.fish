@@ -168,6 +168,10 @@ complete -c kseg -n "__fish_kseg_using_subcommand restore" -s h -l help -d 'Prin
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l at-offset -d 'The image as of this offset of the metadata log (inclusive)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l snapshot -d 'Start from this snapshot (<endOffset>-<epoch>.checkpoint) instead of the newest one that reads cleanly' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l topic -d 'Only this topic\'s partitions and configs (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l under-replicated-partitions -d 'Only partitions whose ISR is smaller than their replicas'
+complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l unavailable-partitions -d 'Only partitions with no leader, or whose leader is not a live (unfenced) broker'
+complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l under-min-isr-partitions -d 'Only partitions with no leader, or whose ISR is smaller than min.insync.replicas'
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l json -d 'One JSON object'
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -s V -l version -d 'Print version'

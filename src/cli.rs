@@ -1,9 +1,13 @@
 //! The command line: one `Args` struct per subcommand (clap derive).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
+use kseg::format::properties::parse_properties;
+use kseg::inspect::cluster::metadata::health::PartitionFilter;
 use kseg::inspect::producer::state::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
+use kseg::inspect::retention::settings::RetentionFlags;
 
 /// Offline inspection and repair of Apache Kafka's on-disk logs.
 #[derive(Debug, Parser)]
@@ -58,7 +62,10 @@ broker's metadata loader does. A snapshot that does not read cleanly (a CRC mism
 does not decode) is skipped for the next older one, or the log from offset 0, with a warning and exit code 1. \
 On a log dir, every partition directory is matched by the topic id in its \
 partition.metadata to the image, and those that should not be on this broker (node.id in meta.properties) \
-are reported as stray replicas."
+are reported as stray replicas. A summary comes first (topics, partitions, offline, under-replicated, \
+under min ISR, leaderless, brokers fenced); the partition filters judge as kafka-topics.sh --describe \
+does, and a partition any chosen filter holds for is listed (min.insync.replicas from the image's \
+dynamic configs, else Kafka's default 1)."
 )]
 pub struct MetadataArgs {
     /// A log dir holding __cluster_metadata-0, that directory, or a .checkpoint file
@@ -70,9 +77,33 @@ pub struct MetadataArgs {
     /// Start from this snapshot (<endOffset>-<epoch>.checkpoint) instead of the newest one that reads cleanly
     #[arg(long, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,
+    /// Only this topic's partitions and configs (repeatable)
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Vec<String>,
+    /// Only partitions whose ISR is smaller than their replicas
+    #[arg(long)]
+    pub under_replicated_partitions: bool,
+    /// Only partitions with no leader, or whose leader is not a live (unfenced) broker
+    #[arg(long)]
+    pub unavailable_partitions: bool,
+    /// Only partitions with no leader, or whose ISR is smaller than min.insync.replicas
+    #[arg(long)]
+    pub under_min_isr_partitions: bool,
     /// One JSON object
     #[arg(long)]
     pub json: bool,
+}
+
+impl MetadataArgs {
+    /// The partitions to list.
+    pub fn filter(&self) -> PartitionFilter {
+        PartitionFilter {
+            topics: self.topic.clone(),
+            under_replicated: self.under_replicated_partitions,
+            unavailable: self.unavailable_partitions,
+            under_min_isr: self.under_min_isr_partitions,
+        }
+    }
 }
 
 /// How keys, values and header values are shown.
@@ -264,8 +295,8 @@ pub struct LocateArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub offset: Option<i64>,
     /// Timestamp to find: epoch ms, RFC 3339 (2024-05-01T12:00:00Z) or an age like 1h, 30m, 2d
-    #[arg(long)]
-    pub timestamp: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time)]
+    pub timestamp: Option<i64>,
     /// The log start offset [default: log-start-offset-checkpoint, else the first segment's base offset]
     #[arg(long)]
     pub log_start_offset: Option<i64>,
@@ -342,8 +373,8 @@ pub struct RecoveryTargetArgs {
     pub page_cache: PageCacheArg,
     /// The broker's clock when it starts: epoch ms, RFC 3339, or an age
     /// like 1h [default: now]
-    #[arg(long, value_name = "TIME")]
-    pub now: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub now: Option<i64>,
     /// The broker's producer.id.expiration.ms: producers idle this long are
     /// dropped when a producer snapshot is loaded
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_PRODUCER_ID_EXPIRATION_MS)]
@@ -422,7 +453,8 @@ pub struct ClusterConfigArgs {
 #[derive(Debug, Args)]
 #[command(
     after_help = "Topics: those the metadata image names, and the partition directories of the \
-log dir (a partition directory as PATH: its topic only). Sources are named as Kafka's \
+log dir (a partition directory as PATH: its topic only; __cluster_metadata-0 as PATH: every topic \
+its image names). Sources are named as Kafka's \
 DescribeConfigs names them (DYNAMIC_TOPIC_CONFIG, DYNAMIC_BROKER_CONFIG for this broker's \
 node.id, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG from --server-properties, \
 DEFAULT_CONFIG), with the metadata log offset of the record that set a dynamic value; \
@@ -461,6 +493,16 @@ pub enum KafkaVersion {
     V4,
 }
 
+impl KafkaVersion {
+    /// The major version.
+    pub fn major(self) -> u8 {
+        match self {
+            Self::V3 => 3,
+            Self::V4 => 4,
+        }
+    }
+}
+
 /// Arguments of `kseg retention-report`.
 #[derive(Debug, Args)]
 #[command(
@@ -486,8 +528,8 @@ pub struct RetentionReportArgs {
     #[arg(long, value_enum, default_value = "4")]
     pub kafka_version: KafkaVersion,
     /// The clock: epoch ms, RFC 3339, or an age like 1h [default: now]
-    #[arg(long)]
-    pub now: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time)]
+    pub now: Option<i64>,
     /// The log start offset [default: log-start-offset-checkpoint, else the first segment's base offset]
     #[arg(long)]
     pub log_start_offset: Option<i64>,
@@ -500,6 +542,26 @@ pub struct RetentionReportArgs {
     /// Where topic configs come from
     #[command(flatten)]
     pub cluster: ClusterConfigArgs,
+}
+
+impl RetentionReportArgs {
+    /// `--config-file` then `--config`, read and checked.
+    pub fn flags(&self) -> anyhow::Result<RetentionFlags> {
+        let file = match &self.config_file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                let settings: BTreeMap<String, String> =
+                    parse_properties(&text).into_iter().collect();
+                Some((path.display().to_string(), settings))
+            }
+            None => None,
+        };
+        let file = file
+            .as_ref()
+            .map(|(name, settings)| (name.as_str(), settings));
+        RetentionFlags::parse(file, &self.configs).map_err(anyhow::Error::msg)
+    }
 }
 
 /// Arguments of `kseg groups`.
@@ -539,8 +601,8 @@ pub struct TransactionsArgs {
     #[arg(value_name = "PATH", default_value = ".")]
     pub paths: Vec<PathBuf>,
     /// The clock: epoch ms, RFC 3339, or an age like 1h [default: now]
-    #[arg(long, value_name = "TIME")]
-    pub now: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub now: Option<i64>,
     /// transaction.max.timeout.ms: an open transaction idle longer is a candidate for hanging
     #[arg(long, value_name = "MS", default_value_t = kseg::inspect::cluster::transactions::hanging::DEFAULT_MAX_TRANSACTION_TIMEOUT_MS)]
     pub max_transaction_timeout_ms: i64,
@@ -607,11 +669,11 @@ pub struct ExportArgs {
     #[arg(long, value_name = "OFFSET")]
     pub to_offset: Option<i64>,
     /// Earliest timestamp exported: epoch ms, RFC 3339 or an age like 1h
-    #[arg(long, value_name = "TIME")]
-    pub from_time: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub from_time: Option<i64>,
     /// Latest timestamp exported: epoch ms, RFC 3339 or an age like 1h
-    #[arg(long, value_name = "TIME")]
-    pub to_time: Option<String>,
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub to_time: Option<i64>,
     /// Also export control records (transaction markers, KRaft control records)
     #[arg(long)]
     pub include_control: bool,

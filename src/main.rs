@@ -4,6 +4,7 @@
 mod cli;
 mod commands;
 mod exit_code;
+mod time_arg;
 
 use clap::Parser;
 

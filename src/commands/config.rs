@@ -3,11 +3,11 @@
 
 use std::io::Write;
 
-use kseg::inspect::cluster::config::listing::topics;
+use kseg::inspect::cluster::config::listing::{topics, topics_of_partition};
 use kseg::logdir::target::resolve;
 use kseg::render::config::{Defaults, configs_json, write_ignored, write_settings};
 
-use crate::cli::{ConfigArgs, KafkaVersion};
+use crate::cli::ConfigArgs;
 use crate::exit_code::ExitCode;
 
 /// Runs `kseg config`.
@@ -21,17 +21,18 @@ pub fn run(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
         let partitions: Vec<_> = resolve(path)?.into_iter().map(|t| t.partition).collect();
         (path.clone(), partitions)
     };
-    let major = match args.kafka_version {
-        KafkaVersion::V3 => 3,
-        KafkaVersion::V4 => 4,
-    };
-    let ctx = super::cluster_args::context(Some(&log_dir), &args.cluster, major)?;
+    let ctx =
+        super::cluster_args::context(Some(&log_dir), &args.cluster, args.kafka_version.major())?;
     let mut only = args.topic.clone();
     if is_partition && only.is_empty() {
-        only.extend(
-            partitions
-                .iter()
-                .filter_map(|p| p.topic_partition.as_ref().map(|(t, _)| t.clone())),
+        only = topics_of_partition(&partitions[0]);
+    }
+    // The metadata partition as PATH: every topic of its image.
+    let whole_image = is_partition && only.is_empty();
+    if whole_image && args.json {
+        eprintln!(
+            "kseg: {} is the metadata partition: every topic its image names is described",
+            path.display()
         );
     }
     let entries = topics(&ctx, &partitions, &only);
@@ -68,6 +69,12 @@ pub fn run(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::Ok);
     }
     writeln!(out, "configs from: {}", ctx.describe())?;
+    if whole_image {
+        writeln!(
+            out,
+            "topics: every topic the metadata image names (PATH is the metadata partition; give the log dir for its other partition directories)"
+        )?;
+    }
     for e in &entries {
         let id = e.topic_id.as_deref().unwrap_or("unknown");
         let whence = match (e.in_metadata, e.partition_dirs.is_empty()) {

@@ -13,7 +13,6 @@ use kseg::render::ByteEncoding;
 use kseg::render::export::{ExportedRecord, LineForm, Unrepresentable, write_json};
 use kseg::render::salvage::write_damages;
 
-use super::time_arg::parse_time;
 use crate::cli::{EncodingArg, ExportArgs, ExportFormatArg};
 use crate::exit_code::ExitCode;
 
@@ -35,12 +34,11 @@ pub fn encoding(arg: EncodingArg) -> ByteEncoding {
 }
 
 fn filter(args: &ExportArgs) -> anyhow::Result<RecordFilter> {
-    let time = |t: &Option<String>, default| t.as_deref().map_or(Ok(default), parse_time);
     Ok(RecordFilter {
         from_offset: args.from_offset.unwrap_or(i64::MIN),
         to_offset: args.to_offset.unwrap_or(i64::MAX),
-        from_time: time(&args.from_time, i64::MIN)?,
-        to_time: time(&args.to_time, i64::MAX)?,
+        from_time: args.from_time.unwrap_or(i64::MIN),
+        to_time: args.to_time.unwrap_or(i64::MAX),
         include_control: args.include_control,
     })
 }

@@ -19,13 +19,12 @@ pub fn run(args: &LocateArgs) -> anyhow::Result<ExitCode> {
     } else {
         EntryCount::Live
     };
-    let (trace, served) = match (args.offset, &args.timestamp) {
+    let (trace, served) = match (args.offset, args.timestamp) {
         (Some(offset), _) => {
             let lookup = lookup_offset(&partition, offset, log_start, count)?;
             (offset_trace(&lookup, args.deep), lookup.verdict.is_served())
         }
-        (None, Some(ts)) => {
-            let time = super::time_arg::parse_time(ts)?;
+        (None, Some(time)) => {
             let lookup = lookup_timestamp(&partition, time, log_start, count)?;
             (timestamp_trace(&lookup), lookup.is_served())
         }

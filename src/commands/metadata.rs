@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use kseg::inspect::cluster::config::context::MetadataOrigin;
+use kseg::inspect::cluster::metadata::health::assess;
 use kseg::inspect::cluster::metadata::load::{
     ImageRequest, LoadedImage, find_metadata_partition, load_image, load_image_with_progress,
 };
@@ -62,12 +63,25 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
     for w in loaded.warnings.iter().chain(&loaded.notes) {
         eprintln!("kseg: {w}");
     }
+    let filter = args.filter();
+    let report = assess(&loaded.replayed.image, &filter);
+    for t in filter
+        .topics
+        .iter()
+        .filter(|t| loaded.replayed.image.topic_by_name(t).is_none())
+    {
+        eprintln!("kseg: topic {t}: the image has no such topic");
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         use std::io::Write as _;
-        writeln!(out, "{}", to_json(&loaded, strays.as_ref()))?;
+        writeln!(
+            out,
+            "{}",
+            to_json(&loaded, &report, &filter, strays.as_ref())
+        )?;
     } else {
-        write_text(&mut out, &loaded)?;
+        write_text(&mut out, &loaded, &report, &filter)?;
         if let Some(s) = &strays {
             write_strays_text(&mut out, &args.path.display().to_string(), s)?;
         }

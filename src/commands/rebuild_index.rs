@@ -63,7 +63,11 @@ pub fn run(args: &RebuildIndexArgs) -> anyhow::Result<ExitCode> {
         let intervals = chunk
             .iter()
             .map(|t| {
-                super::cluster_args::interval_for(&ctx, &t.partition, args.index_interval_bytes.0)
+                kseg::inspect::index::interval::configured_interval(
+                    &ctx,
+                    &t.partition,
+                    args.index_interval_bytes.0,
+                )
             })
             .collect::<Result<Vec<_>, _>>()?;
         let segments: Vec<(&Segment, u64)> = chunk
@@ -127,7 +131,7 @@ fn index_writer(
     let backup = if args.no_backup {
         None
     } else {
-        Some(super::backup_place(
+        Some(kseg::repair::backup_place::backup_place(
             args.write.backup_dir.as_deref(),
             log_dirs,
         )?)

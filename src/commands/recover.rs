@@ -48,7 +48,8 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|c| c.report.partition.log_dir())
         .collect();
-    let mut backup = super::backup_place(args.write.backup_dir.as_deref(), &log_dirs)?;
+    let mut backup =
+        kseg::repair::backup_place::backup_place(args.write.backup_dir.as_deref(), &log_dirs)?;
     if !args.target.json {
         println!(
             "backup: originals of the files this changes go to {}",

@@ -48,7 +48,7 @@ fn recovery_args(
         deep: args.deep,
         json: args.json,
         page_cache: args.page_cache,
-        now: args.now.clone(),
+        now: args.now,
         producer_id_expiration_ms: args.producer_id_expiration_ms,
         cluster: args.cluster.clone(),
     }
@@ -150,7 +150,8 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
             ExitCode::Findings
         });
     }
-    let mut backup = super::backup_place(args.write.backup_dir.as_deref(), &log_dirs)?;
+    let mut backup =
+        kseg::repair::backup_place::backup_place(args.write.backup_dir.as_deref(), &log_dirs)?;
     for (target, report) in &damaged {
         cut_and_recover(&mut out, target, report, args, format, &mut backup)?;
     }

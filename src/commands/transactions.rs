@@ -50,7 +50,7 @@ fn sorted_partitions(
 
 /// Runs `kseg transactions`.
 pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
-    let now = super::time_arg::clock(args.now.as_deref())?;
+    let now = crate::time_arg::clock(args.now);
     let (coordinator_partitions, data, log_dirs) = sorted_partitions(args)?;
     let count = args
         .transaction_partitions

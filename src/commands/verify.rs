@@ -79,7 +79,7 @@ pub fn analyse_each(
             restoring.push(dir);
         }
     }
-    let now_ms = super::time_arg::clock(args.now.as_deref())?;
+    let now_ms = crate::time_arg::clock(args.now);
     let load = LoadInputs {
         recovery_point: args.recovery_point,
         expiry: ProducerExpiry {
@@ -114,7 +114,7 @@ pub fn analyse_each(
                 } else {
                     CachePolicy::Keep
                 };
-                let interval = super::cluster_args::interval_for(
+                let interval = kseg::inspect::index::interval::configured_interval(
                     &ctx,
                     &target.partition,
                     args.index_interval_bytes.0,

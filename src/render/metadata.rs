@@ -3,10 +3,13 @@
 
 use std::io::{self, Write};
 
-use comfy_table::Table;
 use serde_json::{Map, Value, json};
 
+use super::table::Compact;
 use crate::inspect::cluster::metadata::configs::{ConfigMap, SetBy};
+use crate::inspect::cluster::metadata::health::{
+    HealthReport, Listed, PartitionFilter, PartitionHealth, Summary,
+};
 use crate::inspect::cluster::metadata::image::{Endpoint, MetadataImage};
 use crate::inspect::cluster::metadata::load::LoadedImage;
 use crate::inspect::cluster::metadata::replay::Transaction;
@@ -70,12 +73,72 @@ fn transaction_line(t: &Transaction) -> String {
     }
 }
 
-fn write_topics(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
-    let mut topics: Vec<_> = image.topics.values().collect();
-    topics.sort_by(|a, b| a.name.cmp(&b.name));
-    writeln!(w, "Topics ({})", topics.len())?;
-    let mut table = Table::new();
-    table.set_header([
+/// The conditions that hold for a partition, in words ("" for none).
+fn problems(h: &PartitionHealth) -> String {
+    let mut out = Vec::new();
+    if h.leaderless {
+        out.push("leaderless".to_string());
+    } else if h.unavailable {
+        out.push("leader not live".to_string());
+    }
+    if h.under_replicated {
+        out.push("under-replicated".to_string());
+    }
+    if h.under_min_isr {
+        out.push(format!("under min ISR {}", h.min_insync_replicas));
+    }
+    out.join(", ")
+}
+
+fn write_summary(w: &mut dyn Write, s: &Summary) -> io::Result<()> {
+    writeln!(
+        w,
+        "Summary: {} topics, {} partitions: {} offline, {} under-replicated, {} under min ISR, {} leaderless; {} brokers, {} fenced",
+        s.topics,
+        s.partitions,
+        s.offline,
+        s.under_replicated,
+        s.under_min_isr,
+        s.leaderless,
+        s.brokers,
+        s.brokers_fenced
+    )
+}
+
+/// Which partitions the filter lists, in words.
+fn filter_words(f: &PartitionFilter) -> String {
+    let mut kinds = Vec::new();
+    for (on, word) in [
+        (f.under_replicated, "under-replicated"),
+        (f.unavailable, "unavailable"),
+        (f.under_min_isr, "under min ISR"),
+    ] {
+        if on {
+            kinds.push(word);
+        }
+    }
+    let mut out = String::new();
+    if !kinds.is_empty() {
+        out.push_str(&format!("; {}", kinds.join(" or ")));
+    }
+    if !f.topics.is_empty() {
+        out.push_str(&format!("; topics {}", f.topics.join(", ")));
+    }
+    out
+}
+
+fn write_partitions(w: &mut dyn Write, r: &HealthReport, f: &PartitionFilter) -> io::Result<()> {
+    writeln!(
+        w,
+        "Partitions ({} of {}{})",
+        r.listed.len(),
+        r.summary.partitions,
+        filter_words(f)
+    )?;
+    if r.listed.is_empty() {
+        return Ok(());
+    }
+    let mut table = Compact::new([
         "topic",
         "topic id",
         "partition",
@@ -84,28 +147,28 @@ fn write_topics(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
         "partition epoch",
         "replicas",
         "isr",
+        "problems",
     ]);
-    for t in topics {
-        for (id, p) in &t.partitions {
-            table.add_row([
-                t.name.clone(),
-                t.id.clone(),
-                id.to_string(),
-                p.leader.to_string(),
-                p.leader_epoch.to_string(),
-                p.partition_epoch.to_string(),
-                list(&p.replicas),
-                list(&p.isr),
-            ]);
-        }
+    for l in &r.listed {
+        let p = l.image;
+        table.add_row([
+            l.topic.to_string(),
+            l.topic_id.to_string(),
+            l.partition.to_string(),
+            p.leader.to_string(),
+            p.leader_epoch.to_string(),
+            p.partition_epoch.to_string(),
+            list(&p.replicas),
+            list(&p.isr),
+            problems(&l.health),
+        ]);
     }
-    writeln!(w, "{table}")
+    table.write(w)
 }
 
 fn write_cluster(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
     writeln!(w, "Brokers ({})", image.brokers.len())?;
-    let mut table = Table::new();
-    table.set_header([
+    let mut table = Compact::new([
         "id",
         "epoch",
         "fenced",
@@ -123,7 +186,7 @@ fn write_cluster(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
             endpoints(&b.endpoints),
         ]);
     }
-    writeln!(w, "{table}")?;
+    table.write(w)?;
     if !image.controllers.is_empty() {
         writeln!(w, "Controllers ({})", image.controllers.len())?;
         for c in image.controllers.values() {
@@ -160,10 +223,9 @@ fn write_rest(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
     }
 }
 
-fn write_configs(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
+fn write_configs(w: &mut dyn Write, image: &MetadataImage, f: &PartitionFilter) -> io::Result<()> {
     let c = &image.configs;
-    let mut table = Table::new();
-    table.set_header(["resource", "config", "value", "set at"]);
+    let mut table = Compact::new(["resource", "config", "value", "set at"]);
     let mut add = |resource: String, map: &ConfigMap| {
         for (name, v) in map {
             table.add_row([
@@ -178,18 +240,25 @@ fn write_configs(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
     for (broker, map) in &c.brokers {
         add(format!("broker {broker}"), map);
     }
-    for (topic, map) in &c.topics {
+    for (topic, map) in c.topics.iter().filter(|(t, _)| f.keeps_topic(t)) {
         add(format!("topic {topic}"), map);
     }
     for ((kind, name), map) in &image.other_configs {
         add(format!("resource type {kind} {name}"), map);
     }
     writeln!(w, "Configs")?;
-    writeln!(w, "{table}")
+    table.write(w)
 }
 
-/// Writes the image as text sections.
-pub fn write_text(w: &mut dyn Write, l: &LoadedImage) -> io::Result<()> {
+/// Writes the image as text sections: what was replayed, the summary, the
+/// brokers, the rest of the image, then the partitions and configs that
+/// `f` keeps (those that grow with the cluster).
+pub fn write_text(
+    w: &mut dyn Write,
+    l: &LoadedImage,
+    report: &HealthReport,
+    f: &PartitionFilter,
+) -> io::Result<()> {
     let name = l.partition_dir.as_deref().map_or_else(
         || {
             l.snapshot
@@ -214,10 +283,11 @@ pub fn write_text(w: &mut dyn Write, l: &LoadedImage) -> io::Result<()> {
     if r.refused.omitted > 0 {
         writeln!(w, "  and {} more records not applied", r.refused.omitted)?;
     }
-    write_topics(w, &r.image)?;
+    write_summary(w, &report.summary)?;
     write_cluster(w, &r.image)?;
     write_rest(w, &r.image)?;
-    write_configs(w, &r.image)
+    write_partitions(w, report, f)?;
+    write_configs(w, &r.image, f)
 }
 
 /// Writes the stray-replica findings of a log dir as text.
@@ -277,28 +347,43 @@ fn endpoints_json(e: &[Endpoint]) -> Value {
         .collect()
 }
 
-fn topics_json(image: &MetadataImage) -> Value {
-    let mut topics: Vec<_> = image.topics.values().collect();
+fn partition_json(l: &Listed) -> Value {
+    let p = l.image;
+    let h = &l.health;
+    json!({
+        "partition": l.partition, "leader": p.leader, "leaderEpoch": p.leader_epoch,
+        "partitionEpoch": p.partition_epoch, "replicas": p.replicas, "isr": p.isr,
+        "removingReplicas": p.removing_replicas, "addingReplicas": p.adding_replicas,
+        "leaderRecoveryState": p.leader_recovery_state, "directories": p.directories,
+        "eligibleLeaderReplicas": p.eligible_leader_replicas, "lastKnownElr": p.last_known_elr,
+        "underReplicated": h.under_replicated, "unavailable": h.unavailable,
+        "underMinIsr": h.under_min_isr, "leaderless": h.leaderless,
+        "minInsyncReplicas": h.min_insync_replicas,
+    })
+}
+
+/// The topics `f` keeps, each with the partitions it lists; a topic none
+/// of whose partitions is listed is left out when conditions are chosen.
+fn topics_json(image: &MetadataImage, r: &HealthReport, f: &PartitionFilter) -> Value {
+    let mut topics: Vec<_> = image
+        .topics
+        .values()
+        .filter(|t| f.keeps_topic(&t.name))
+        .collect();
     topics.sort_by(|a, b| a.name.cmp(&b.name));
-    topics
-        .into_iter()
-        .map(|t| {
-            let partitions: Vec<Value> = t
-                .partitions
-                .iter()
-                .map(|(id, p)| {
-                    json!({
-                        "partition": id, "leader": p.leader, "leaderEpoch": p.leader_epoch,
-                        "partitionEpoch": p.partition_epoch, "replicas": p.replicas, "isr": p.isr,
-                        "removingReplicas": p.removing_replicas, "addingReplicas": p.adding_replicas,
-                        "leaderRecoveryState": p.leader_recovery_state, "directories": p.directories,
-                        "eligibleLeaderReplicas": p.eligible_leader_replicas, "lastKnownElr": p.last_known_elr,
-                    })
-                })
-                .collect();
-            json!({"name": t.name, "topicId": t.id, "partitions": partitions})
-        })
-        .collect()
+    let mut listed = r.listed.iter().peekable();
+    let mut out = Vec::new();
+    for t in topics {
+        let mut partitions = Vec::new();
+        while let Some(l) = listed.next_if(|l| l.topic == t.name) {
+            partitions.push(partition_json(l));
+        }
+        if partitions.is_empty() && f.by_condition() {
+            continue;
+        }
+        out.push(json!({"name": t.name, "topicId": t.id, "partitions": partitions}));
+    }
+    Value::Array(out)
 }
 
 fn cluster_json(image: &MetadataImage) -> (Value, Value) {
@@ -333,8 +418,14 @@ fn transaction_json(t: &Transaction) -> Value {
     })
 }
 
-/// The image as one JSON object; `strays` adds `strayReplicas`.
-pub fn to_json(l: &LoadedImage, strays: Option<&StrayReport>) -> Value {
+/// The image as one JSON object, with the summary and the topics and
+/// partitions `f` keeps; `strays` adds `strayReplicas`.
+pub fn to_json(
+    l: &LoadedImage,
+    report: &HealthReport,
+    f: &PartitionFilter,
+    strays: Option<&StrayReport>,
+) -> Value {
     let r = &l.replayed;
     let image = &r.image;
     let (brokers, controllers) = cluster_json(image);
@@ -364,7 +455,8 @@ pub fn to_json(l: &LoadedImage, strays: Option<&StrayReport>) -> Value {
         "atOffset": l.at_offset,
         "logEndOffset": l.log_end_offset,
         "records": r.records,
-        "topics": topics_json(image),
+        "summary": report.summary,
+        "topics": topics_json(image, report, f),
         "brokers": brokers,
         "controllers": controllers,
         "features": image.features,
@@ -372,7 +464,7 @@ pub fn to_json(l: &LoadedImage, strays: Option<&StrayReport>) -> Value {
         "aclCount": image.acls.len(),
         "producerIds": image.producer_ids.map(|p| json!({"nextProducerId": p.next_producer_id, "brokerId": p.broker_id, "brokerEpoch": p.broker_epoch})),
         "configs": {
-            "topics": map_json(&c.topics),
+            "topics": map_json(&c.topics.iter().filter(|(t, _)| f.keeps_topic(t)).map(|(t, m)| (t.clone(), m.clone())).collect()),
             "brokers": map_json(&c.brokers),
             "clusterDefault": config_json(&c.cluster_default),
         },

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use comfy_table::Table;
+use super::table::Compact;
 
 use super::time::{age, duration, utc};
 use crate::inspect::locate::segment_time::TimestampSource;
@@ -104,8 +104,7 @@ pub fn write_report(
         r.log_end_offset,
         utc(r.now)
     )?;
-    let mut table = Table::new();
-    table.set_header([
+    let mut table = Compact::new([
         "segment",
         "last offset",
         "size",
@@ -131,7 +130,7 @@ pub fn write_report(
             fate(row, r, config),
         ]);
     }
-    writeln!(w, "{table}")?;
+    table.write(w)?;
     writeln!(w, "{}", bottom_line(r, config))?;
     if let Some(line) = roll_line(r, config) {
         writeln!(w, "{line}")?;
@@ -310,8 +309,7 @@ impl LogDirSummary {
         if !all {
             self.keep_oldest();
         }
-        let mut table = Table::new();
-        table.set_header([
+        let mut table = Compact::new([
             "partition",
             "bytes",
             "segments",
@@ -330,7 +328,7 @@ impl LogDirSummary {
                 self.maps.to_string(),
             ]);
         }
-        writeln!(w, "{table}")?;
+        table.write(w)?;
         if !all {
             writeln!(
                 w,

@@ -6,6 +6,7 @@
 //! owner, group and mode of the one it replaces.
 
 pub mod backup;
+pub mod backup_place;
 pub mod error;
 pub mod index_rebuild;
 pub mod lock;

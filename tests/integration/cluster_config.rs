@@ -566,6 +566,70 @@ fn kseg_config_lists_the_images_topics_and_the_log_dirs() {
     assert!(!text.contains("acme.orders"), "{text}");
 }
 
+/// Given the metadata partition itself (which `--help` offers as PATH),
+/// `config` describes every topic its image names, as for the log dir, and
+/// says so; its own topic is among them with its partition directory.
+#[test]
+fn kseg_config_on_the_metadata_partition_lists_every_topic_of_its_image() {
+    let v = view("internal-cluster-metadata");
+    let dir = corpus("internal-cluster-metadata/__cluster_metadata-0");
+    let out = kseg(["config".as_ref(), "--json".as_ref(), dir.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = json_lines(&out);
+    let deleted = v["deletedTopic"].as_str().unwrap();
+    let expected: BTreeMap<String, Value> = v["topicIds"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(name, _)| name.as_str() != deleted)
+        .map(|(name, id)| (name.clone(), id.clone()))
+        .collect();
+    let got: BTreeMap<String, Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "topic" && l["topic"] != "__cluster_metadata")
+        .map(|l| {
+            (
+                l["topic"].as_str().unwrap().to_string(),
+                l["topicId"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+    let own = lines
+        .iter()
+        .find(|l| l["topic"] == "__cluster_metadata")
+        .unwrap();
+    assert_eq!(own["partitionDirs"], serde_json::json!([0]));
+    assert!(
+        stderr(&out).contains("is the metadata partition: every topic its image names"),
+        "{}",
+        stderr(&out)
+    );
+    let out = kseg(["config".as_ref(), dir.as_os_str()]);
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "topics: every topic the metadata image names (PATH is the metadata partition"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("\nacme.orders (topic id "), "{text}");
+    // --topic still narrows it.
+    let out = kseg([
+        "config".as_ref(),
+        "--json".as_ref(),
+        "--topic".as_ref(),
+        "acme.orders".as_ref(),
+        dir.as_os_str(),
+    ]);
+    let lines = json_lines(&out);
+    assert_eq!(
+        lines.len(),
+        1 + lines.iter().filter(|l| l["type"] != "topic").count()
+    );
+    assert_eq!(lines[0]["topic"], "acme.orders");
+}
+
 #[test]
 fn rebuild_index_and_verify_take_index_interval_bytes_from_the_metadata_log() {
     let v = view("internal-cluster-metadata");

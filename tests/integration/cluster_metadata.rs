@@ -784,3 +784,203 @@ fn offsets_at_the_end_of_their_range_do_not_panic() {
         assert!(matches!(out.status.code(), Some(0..=2)), "{args:?}: {err}");
     }
 }
+
+/// A log whose first batch is past offset 0 (here the bootstrap batch at
+/// 0..=2 is gone and no snapshot is left) names the offsets it replayed,
+/// not 0 onwards, in text and JSON.
+#[test]
+fn the_offsets_named_are_those_replayed() {
+    let tmp = damaged_copy();
+    let dir = tmp.path().join("__cluster_metadata-0");
+    for f in [
+        "00000000000000000000-0000000000.checkpoint",
+        "00000000000000000102-0000000002.checkpoint",
+    ] {
+        std::fs::remove_file(dir.join(f)).unwrap();
+    }
+    let log = dir.join("00000000000000000000.log");
+    let bytes = std::fs::read(&log).unwrap();
+    let first = 12 + u32::from_be_bytes(bytes[8..12].try_into().unwrap()) as usize;
+    assert_eq!(
+        i64::from_be_bytes(bytes[first..first + 8].try_into().unwrap()),
+        3
+    );
+    std::fs::write(&log, &bytes[first..]).unwrap();
+    let out = kseg(["metadata".as_ref(), dir.as_os_str()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .ends_with(": replayed log offsets 3..=156; the image is as of offset 156"),
+        "{text}"
+    );
+    let got = metadata_json(&dir, None);
+    assert_eq!(
+        (got["logFrom"].clone(), got["offset"].clone()),
+        (json!(3), json!(156))
+    );
+    // As of an offset inside the first batch read, the range starts there too.
+    let got = metadata_json(&dir, Some(5));
+    assert_eq!(
+        (got["logFrom"].clone(), got["offset"].clone()),
+        (json!(3), json!(5))
+    );
+}
+
+/// A metadata record as the controller frames it: frame version 1, api
+/// key, version 0, then the flexible body (its fields, no tagged fields).
+fn metadata_record(api_key: u8, body: &[u8]) -> Vec<u8> {
+    let mut out = vec![1, api_key, 0];
+    out.extend_from_slice(body);
+    out.push(0);
+    out
+}
+
+fn compact_string(s: &str) -> Vec<u8> {
+    let mut out = vec![u8::try_from(s.len() + 1).unwrap()];
+    out.extend_from_slice(s.as_bytes());
+    out
+}
+
+/// The corpus metadata partition with one more batch at its end (offset
+/// 157): acme.late-0's min.insync.replicas set to 2, and broker 3 fenced.
+fn late_0_min_isr_2_broker_3_fenced() -> tempfile::TempDir {
+    let tmp = damaged_copy();
+    let mut config = vec![2u8];
+    for s in ["acme.late-0", "min.insync.replicas", "2"] {
+        config.extend(compact_string(s));
+    }
+    let mut fence = 3i32.to_be_bytes().to_vec();
+    fence.extend(81i64.to_be_bytes());
+    let record = |value: Vec<u8>| kseg::format::encode::RecordSpec {
+        timestamp: 1_700_000_000_000,
+        value: Some(value),
+        ..Default::default()
+    };
+    let batch = kseg::format::encode::encode_batch(&kseg::format::encode::BatchSpec {
+        base_offset: 157,
+        partition_leader_epoch: 2,
+        records: vec![
+            record(metadata_record(4, &config)),
+            record(metadata_record(7, &fence)),
+        ],
+        ..Default::default()
+    });
+    let log = tmp
+        .path()
+        .join("__cluster_metadata-0/00000000000000000076.log");
+    let mut bytes = std::fs::read(&log).unwrap();
+    bytes.extend(batch);
+    std::fs::write(&log, bytes).unwrap();
+    tmp
+}
+
+/// A big cluster's image reads from a summary first, then compact tables
+/// (one line a partition, no rule between rows), and lists only the
+/// partitions asked for: by topic, under-replicated, unavailable (no
+/// leader, or its leader fenced), under min ISR (from the topic's
+/// min.insync.replicas), in text and JSON.
+#[test]
+fn a_summary_first_then_only_the_partitions_asked_for() {
+    let tmp = late_0_min_isr_2_broker_3_fenced();
+    let run = |extra: &[&str]| {
+        let mut args: Vec<&std::ffi::OsStr> = vec!["metadata".as_ref(), tmp.path().as_os_str()];
+        args.extend(extra.iter().map(std::ffi::OsStr::new));
+        let out = kseg(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        out
+    };
+    let text = stdout(&run(&[]));
+    let lines: Vec<&str> = text.lines().collect();
+    let summary = "Summary: 8 topics, 22 partitions: 2 offline, 19 under-replicated, 2 under min ISR, 0 leaderless; 2 brokers, 1 fenced";
+    let at = lines
+        .iter()
+        .position(|l| *l == summary)
+        .unwrap_or_else(|| panic!("{text}"));
+    let brokers = lines
+        .iter()
+        .position(|l| l.starts_with("Brokers ("))
+        .unwrap();
+    let partitions = lines
+        .iter()
+        .position(|l| *l == "Partitions (22 of 22)")
+        .unwrap();
+    assert!(at < brokers && brokers < partitions, "{text}");
+    assert!(!text.contains("+--") && !text.contains("| "), "{text}");
+    assert_eq!(
+        lines[partitions + 1].split_whitespace().collect::<Vec<_>>()[..3],
+        ["TOPIC", "TOPIC", "ID"]
+    );
+    let late_0_2 = lines
+        .iter()
+        .find(|l| l.starts_with("acme.late-0 ") && l.split_whitespace().nth(2) == Some("2"))
+        .unwrap();
+    assert!(
+        late_0_2.ends_with("leader not live, under-replicated, under min ISR 2"),
+        "{late_0_2}"
+    );
+
+    let listed = |extra: &[&str]| -> Vec<(String, i64)> {
+        let mut args = extra.to_vec();
+        args.push("--json");
+        let v: Value = serde_json::from_str(&stdout(&run(&args))).unwrap();
+        assert_eq!(v["summary"]["brokersFenced"], 1);
+        assert_eq!(v["summary"]["underMinIsr"], 2);
+        v["topics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|t| {
+                t["partitions"].as_array().unwrap().iter().map(|p| {
+                    (
+                        t["name"].as_str().unwrap().to_string(),
+                        p["partition"].as_i64().unwrap(),
+                    )
+                })
+            })
+            .collect()
+    };
+    let pairs = |v: &[(&str, i64)]| -> Vec<(String, i64)> {
+        v.iter().map(|(t, p)| (t.to_string(), *p)).collect()
+    };
+    assert_eq!(listed(&[]).len(), 22);
+    assert_eq!(
+        listed(&["--unavailable-partitions"]),
+        pairs(&[("acme.late-0", 2), ("acme.late-2", 2)])
+    );
+    assert_eq!(
+        listed(&["--under-min-isr-partitions"]),
+        pairs(&[("acme.late-0", 0), ("acme.late-0", 2)])
+    );
+    assert_eq!(
+        listed(&["--topic", "acme.late-1", "--topic", "acme.late-2"]).len(),
+        5
+    );
+    // Chosen conditions add up (a partition any of them holds for), and
+    // --topic narrows them.
+    assert_eq!(
+        listed(&[
+            "--topic",
+            "acme.late-2",
+            "--under-replicated-partitions",
+            "--unavailable-partitions",
+        ]),
+        pairs(&[("acme.late-2", 0), ("acme.late-2", 2)])
+    );
+    assert_eq!(listed(&["--under-replicated-partitions"]).len(), 19);
+    let text = stdout(&run(&[
+        "--unavailable-partitions",
+        "--topic",
+        "acme.orders",
+    ]));
+    assert!(
+        text.contains("Partitions (0 of 22; unavailable; topics acme.orders)\nConfigs\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("topic acme.orders ") && !text.contains("topic acme.payments"),
+        "{text}"
+    );
+}

@@ -99,10 +99,35 @@ fn classic_testdata_reports_five_segments_and_when_each_goes() {
         text.starts_with("orders-0: 5 segments, 4485000 bytes"),
         "{text}"
     );
-    for base in ["| 0 ", "| 4672 ", "| 9344 ", "| 14016 ", "| 18688 (active)"] {
-        assert!(text.contains(base), "{base}: {text}");
-    }
-    assert!(text.contains("| 1047696 | 2023-11-14T22:13:20.003Z | 2023-11-14T22:13:31.673Z (time index) | deleted by a check now"), "{text}");
+    // One line a segment, its cells two or more spaces apart.
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(2)
+        .take(5)
+        .map(|l| {
+            l.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .collect()
+        })
+        .collect();
+    let bases: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(
+        bases,
+        ["0", "4672", "9344", "14016", "18688 (active)"],
+        "{text}"
+    );
+    assert_eq!(
+        rows[0][1..5],
+        [
+            "4671",
+            "1047696",
+            "2023-11-14T22:13:20.003Z",
+            "2023-11-14T22:13:31.673Z (time index)"
+        ],
+        "{text}"
+    );
+    assert!(rows[0][5].starts_with("deleted by a check now"), "{text}");
     assert!(
         text.contains("deletable from 2023-11-21T22:13:43.354Z"),
         "{text}"
@@ -288,4 +313,40 @@ fn a_quiet_active_segment_outlives_retention_and_says_why() {
         report["passNow"]["steps"][2]["rolledNewSegmentFirst"], 1,
         "{report}"
     );
+}
+
+/// Tables that grow with the log dir print compactly: a header line, then
+/// one line a row, with no rule between rows.
+#[test]
+fn retention_tables_are_one_line_a_row() {
+    let out = kseg([
+        "retention-report",
+        "--now",
+        "2026-01-01T00:00:00Z",
+        super::corpus::root()
+            .join("multi-partition-logdir/logdir")
+            .to_str()
+            .unwrap(),
+    ]);
+    let text = super::util::stdout(&out);
+    assert!(!text.contains("+--") && !text.contains("|--"), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.starts_with("PARTITION "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let names: Vec<&str> = lines[header + 1..header + 5]
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["audit-0", "payments-0", "payments-1", "payments-2"],
+        "{text}"
+    );
+    let segments = lines
+        .iter()
+        .position(|l| l.starts_with("SEGMENT "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(lines[segments + 1].starts_with("0 "), "{text}");
 }

@@ -13,6 +13,8 @@
 use crate::format::BatchIter;
 use crate::format::batch::V2_HEADER_SIZE;
 use crate::format::offset_index::{OffsetIndex, OffsetIndexEntry};
+use crate::inspect::cluster::config::context::ConfigContext;
+use crate::inspect::cluster::config::source::ConfigSource;
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
 use crate::inspect::index::build::DEFAULT_INDEX_INTERVAL_BYTES;
@@ -218,6 +220,38 @@ impl IndexInterval {
             ),
         }
     }
+}
+
+/// The `index.interval.bytes` for `partition`: `--index-interval-bytes`
+/// when given; else the topic's config when something sets it (the
+/// metadata log, server.properties, an internal topic's rule); else
+/// inferred from its offset indexes, as before.
+pub fn configured_interval(
+    ctx: &ConfigContext,
+    partition: &Partition,
+    given: Option<u64>,
+) -> Result<IndexInterval, LogDirError> {
+    if given.is_some() {
+        return choose_interval(partition, given);
+    }
+    let configured = partition
+        .topic_partition
+        .as_ref()
+        .and_then(|(topic, _)| ctx.topic(topic).remove("index.interval.bytes"))
+        .filter(|r| r.source != ConfigSource::Default);
+    if let Some(r) = configured {
+        if let Ok(bytes) = r.value.trim().parse::<u64>() {
+            return Ok(IndexInterval {
+                bytes,
+                source: IntervalSource::Configured {
+                    source: r.source.name(),
+                    described: r.describe(),
+                    offset: r.offset,
+                },
+            });
+        }
+    }
+    choose_interval(partition, None)
 }
 
 #[cfg(test)]

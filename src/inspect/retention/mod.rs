@@ -8,3 +8,4 @@ pub mod config;
 pub mod metadata_log;
 pub mod report;
 pub mod rules;
+pub mod settings;

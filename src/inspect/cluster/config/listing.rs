@@ -9,6 +9,7 @@ use super::context::ConfigContext;
 use super::resolve::TopicConfigs;
 use crate::logdir::Partition;
 use crate::logdir::properties_file::topic_id;
+use crate::schema::InternalTopic;
 
 /// One topic and its effective configs.
 #[derive(Debug, Clone, Serialize)]
@@ -61,4 +62,15 @@ pub fn topics(ctx: &ConfigContext, partitions: &[Partition], only: &[String]) ->
             }
         })
         .collect()
+}
+
+/// The topics `kseg config` describes when given one partition directory:
+/// that partition's topic; none named (every topic, as for the log dir)
+/// for the metadata partition, whose image names them all.
+pub fn topics_of_partition(partition: &Partition) -> Vec<String> {
+    match &partition.topic_partition {
+        Some((topic, _)) if topic == InternalTopic::ClusterMetadata.topic_name() => Vec::new(),
+        Some((topic, _)) => vec![topic.clone()],
+        None => Vec::new(),
+    }
 }

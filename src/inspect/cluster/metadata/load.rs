@@ -191,6 +191,7 @@ pub fn load_image_with_progress(
         from,
         target,
         last: from - 1,
+        first: None,
         end: None,
         warnings,
         scratch: Vec::new(),
@@ -209,6 +210,7 @@ pub fn load_image_with_progress(
     let LogWalk {
         replayer,
         last,
+        first,
         end,
         warnings,
         ..
@@ -225,7 +227,7 @@ pub fn load_image_with_progress(
         replayed: replayer.finish(),
         partition_dir: Some(dir),
         snapshot,
-        log_from: Some(from),
+        log_from: Some(first.unwrap_or(from)),
         offset: last,
         at_offset,
         log_end_offset: end,
@@ -428,6 +430,8 @@ struct LogWalk<'p> {
     from: i64,
     target: i64,
     last: i64,
+    /// The first offset of the first batch replayed (the log may start past `from`).
+    first: Option<i64>,
     end: Option<i64>,
     warnings: Vec<String>,
     scratch: Vec<u8>,
@@ -472,6 +476,7 @@ impl LogWalk<'_> {
             return ControlFlow::Break(());
         }
         let (from, target) = (self.from, self.target);
+        self.first.get_or_insert(summary.base_offset.max(from));
         let mut last = self.last;
         let replayer = &mut self.replayer;
         let result = batch_records(batch, &mut self.scratch, |offset, value| {

@@ -5,11 +5,13 @@
 //! brokers, features, quotas, ACLs, producer ids ([`image`]), and the
 //! dynamic configs ([`configs`]). [`load`] finds the snapshot and the log
 //! and walks them, [`replay`] applies records in order with metadata
-//! transactions, [`apply`] applies one record; [`stray`] matches a log dir's
+//! transactions, [`apply`] applies one record; [`health`] judges each
+//! partition as kafka-topics does; [`stray`] matches a log dir's
 //! partition directories to the image.
 
 pub mod apply;
 pub mod configs;
+pub mod health;
 pub mod image;
 pub mod load;
 pub mod replay;

@@ -1,24 +1,24 @@
-//! Times on the command line: epoch ms, RFC 3339, or an age like `1h`.
+//! Times on the command line, read as clap parses the flags: epoch ms,
+//! RFC 3339, or an age like `1h`.
 
-/// The clock a command runs at: `text` read by [`parse_time`], or the
-/// current time.
-pub fn clock(text: Option<&str>) -> anyhow::Result<i64> {
-    match text {
-        Some(t) => parse_time(t),
-        None => Ok(std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)?
-            .as_millis() as i64),
-    }
+/// The current time in epoch ms (0 on a clock before 1970).
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The clock a command runs at: the time given, or the current time.
+pub fn clock(given: Option<i64>) -> i64 {
+    given.unwrap_or_else(now_ms)
 }
 
 /// Reads epoch ms, an RFC 3339 time, or an age such as `1h` (that long ago).
-pub fn parse_time(text: &str) -> anyhow::Result<i64> {
+pub fn parse_time(text: &str) -> Result<i64, String> {
     if let Ok(ms) = text.parse::<i64>() {
         return Ok(ms);
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)?
-        .as_millis() as i64;
+    let now = now_ms();
     let (num, unit) = text.split_at(
         text.find(|c: char| !c.is_ascii_digit())
             .unwrap_or(text.len()),
@@ -35,7 +35,7 @@ pub fn parse_time(text: &str) -> anyhow::Result<i64> {
         return Ok(now - n * u);
     }
     parse_rfc3339(text).ok_or_else(|| {
-        anyhow::anyhow!("cannot read {text:?} as epoch ms, an RFC 3339 time or an age like 1h")
+        format!("cannot read {text:?} as epoch ms, an RFC 3339 time or an age like 1h")
     })
 }
 
