@@ -15,6 +15,7 @@ pub mod control;
 pub mod decode;
 pub mod emit;
 pub mod registry;
+pub mod releases;
 pub mod spec;
 pub mod topics;
 

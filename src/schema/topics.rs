@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::consumer_protocol::decode_member_protocols;
 use super::decode::{DecodeError, emit_message};
 use super::emit::{Emitter, TextEmitter, ValueEmitter};
-use super::registry::{Registry, registry};
+use super::registry::{Registry, key_version, registry};
 use super::spec::MessageSpec;
 use crate::format::cursor::Cursor;
 
@@ -133,6 +133,33 @@ fn wrapped<E: Emitter>(
     Ok(e.object([(name, label), ("data", data)]))
 }
 
+/// The layout a coordinator value at `version` is decoded by: the newest
+/// release's, unless it does not read the bytes to their end and an older
+/// release's layout of that version does (Kafka changed some values of
+/// unfinished features in place: consumer groups before 3.8, share groups
+/// before 4.1).
+fn value_layout<'r>(
+    registry: &'r Registry,
+    folder: &str,
+    key: &MessageSpec,
+    version: i16,
+    at: &Cursor<'_>,
+) -> Option<&'r MessageSpec> {
+    let mut layouts = registry.coordinator_values(folder, key).peekable();
+    let newest = layouts.next()?;
+    if layouts.peek().is_none() {
+        return Some(newest);
+    }
+    let reads_all = |spec: &MessageSpec| {
+        let mut c = at.clone();
+        emit_message(spec, version, &mut c, &mut ValueEmitter).is_ok() && c.remaining() == 0
+    };
+    if reads_all(newest) {
+        return Some(newest);
+    }
+    Some(layouts.find(|s| reads_all(s)).unwrap_or(newest))
+}
+
 /// A coordinator's record: a 2-byte record type and the key, a 2-byte
 /// version and the value (`__consumer_offsets`, `__share_group_state`).
 fn coordinator_record<E: Emitter>(
@@ -167,7 +194,7 @@ fn coordinator_record<E: Emitter>(
     };
     let key_json = wrapped(
         key_spec,
-        record_type,
+        key_version(key_spec, record_type),
         &mut kc,
         Label::Quoted("type", record_type),
         e,
@@ -179,8 +206,7 @@ fn coordinator_record<E: Emitter>(
     let value_json = value.map(|value| {
         let mut vc = Cursor::new(value, 0);
         let version = vc.read_i16()?;
-        let spec = registry
-            .coordinator_value(folder, key_spec)
+        let spec = value_layout(registry, folder, key_spec, version, &vc)
             .ok_or_else(|| DecodeError::new(0, format!("no value schema for {}", key_spec.name)))?;
         let label = Label::Quoted(value_label, version);
         if spec.name != "GroupMetadataValue" {
