@@ -21,4 +21,6 @@ pub mod topics;
 
 pub use control::decode_control;
 pub use decode::DecodeError;
-pub use topics::{Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_text};
+pub use topics::{
+    Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_text, newer_than_known,
+};

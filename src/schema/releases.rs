@@ -182,11 +182,14 @@ fn coordinator_rows(topic: &'static str, folder: &str, rows: &mut Vec<Row>) {
         let cells = releases()
             .iter()
             .map(|r| {
-                let has_key = r.files.iter().any(|(path, key)| {
-                    path.starts_with(&prefix) && path.ends_with("Key.json") && key.is_key_of(t)
-                });
-                let value = r.files.get(&format!("{prefix}{stem}Value.json"));
-                has_key.then(|| value.map_or("-".into(), |v| v.valid_text.clone()))
+                // The release's own key file of this type (type 0 was
+                // OffsetCommitKey's before 4.1's LegacyOffsetCommitKey).
+                let key_stem = r.files.iter().find_map(|(path, key)| {
+                    let stem = path.strip_prefix(&prefix)?.strip_suffix("Key.json")?;
+                    key.is_key_of(t).then_some(stem)
+                })?;
+                let value = r.files.get(&format!("{prefix}{key_stem}Value.json"));
+                Some(value.map_or("-".into(), |v| v.valid_text.clone()))
             })
             .collect();
         rows.push(Row {
