@@ -1,5 +1,7 @@
 //! Embeds every schema file under `schemas/` (see `src/schema/registry.rs`):
 //! adding a record type means adding its schema file, nothing else.
+//! `schemas/releases.json` (which release has which versions) is embedded
+//! beside them, and `schemas/variants/<release>/` holds older layouts.
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +17,9 @@ fn schema_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for path in entries {
         if path.is_dir() {
             schema_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
+        } else if path.extension().is_some_and(|e| e == "json")
+            && path.file_name().is_some_and(|n| n != "releases.json")
+        {
             out.push(path);
         }
     }
@@ -43,5 +47,12 @@ fn main() {
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("schemas.rs");
+    std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
+    let releases = root.join("releases.json");
+    let code = format!(
+        "/// `schemas/releases.json`: each release's schema versions.\nstatic RELEASES_JSON: &str = include_str!({:?});\n",
+        releases.display().to_string()
+    );
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets it")).join("releases.rs");
     std::fs::write(&out, code).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
 }

@@ -167,7 +167,8 @@ impl<W: Write> DumpPrinter<W> {
         bytes.map_or(Value::Null, |b| Value::String(self.encoding.render(b)))
     }
 
-    /// One record line (`| offset: …`).
+    /// One record line (`| offset: …`); `newer` says why a record that
+    /// did not decode is newer than every release kseg knows.
     pub fn record<P: KafkaJson>(
         &mut self,
         b: &BatchSummary,
@@ -175,9 +176,10 @@ impl<W: Write> DumpPrinter<W> {
         control: Option<&Result<ControlRecord, FormatError>>,
         decoded_as: DecodedAs<'_, P>,
         opts: RecordOptions,
+        newer: Option<&str>,
     ) -> io::Result<()> {
         match self.format {
-            OutputFormat::Text => self.record_text(b, r, control, decoded_as, opts),
+            OutputFormat::Text => self.record_text(b, r, control, decoded_as, opts, newer),
             OutputFormat::Json => {
                 let headers: Vec<Value> = r
                     .headers
@@ -219,6 +221,9 @@ impl<W: Write> DumpPrinter<W> {
                         }
                     }
                 }
+                if let Some(newer) = newer {
+                    fields.insert("newerThanKnown".into(), json!(newer));
+                }
                 self.json("record", fields)
             }
         }
@@ -231,6 +236,7 @@ impl<W: Write> DumpPrinter<W> {
         control: Option<&Result<ControlRecord, FormatError>>,
         decoded_as: DecodedAs<'_, P>,
         opts: RecordOptions,
+        newer: Option<&str>,
     ) -> io::Result<()> {
         let mut prefix = "| ";
         if !opts.skip_metadata {
@@ -297,6 +303,9 @@ impl<W: Write> DumpPrinter<W> {
             }
             if let Some(error) = error {
                 write!(self.out, " decodeError: {error}")?;
+            }
+            if let Some(newer) = newer {
+                write!(self.out, " newerThanKnown: {newer}")?;
             }
             if !r.headers.is_empty() {
                 let headers: Vec<String> = r

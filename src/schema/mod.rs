@@ -15,9 +15,12 @@ pub mod control;
 pub mod decode;
 pub mod emit;
 pub mod registry;
+pub mod releases;
 pub mod spec;
 pub mod topics;
 
 pub use control::decode_control;
 pub use decode::DecodeError;
-pub use topics::{Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_text};
+pub use topics::{
+    Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_text, newer_than_known,
+};

@@ -1,5 +1,9 @@
 //! The embedded schema files (every `.json` under `schemas/`, listed by
 //! `build.rs`), parsed once, and the lookups the record decoders dispatch by.
+//! The files under `schemas/<folder>/` are the newest release's; a file
+//! under `schemas/variants/<release>/<folder>/` is an older release's layout
+//! of a value whose versions Kafka changed in place (a feature changed
+//! before it was finished), tried when the newest layout does not fit.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -13,8 +17,11 @@ include!(concat!(env!("OUT_DIR"), "/schemas.rs"));
 pub struct SchemaFile {
     /// Its path under `schemas/` (`metadata/ZkMigrationRecord.json`).
     pub path: &'static str,
-    /// Its folder under `schemas/` (`group-coordinator`).
+    /// Its folder under `schemas/` (`group-coordinator`), for a variant the
+    /// folder under `variants/<release>/`.
     pub folder: String,
+    /// For an older release's layout, that release (`3.7`).
+    pub variant: Option<String>,
     /// The parsed schema.
     pub spec: MessageSpec,
 }
@@ -28,8 +35,9 @@ pub struct Registry {
     by_name: BTreeMap<String, BTreeMap<String, usize>>,
     /// Positions of coordinator key schemas, by folder and record type.
     coordinator_keys: BTreeMap<String, BTreeMap<i16, usize>>,
-    /// Positions of coordinator value schemas, by folder and key name.
-    coordinator_values: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Positions of coordinator value schemas, by folder and key name: the
+    /// newest layout first, then older releases' (newest first).
+    coordinator_values: BTreeMap<String, BTreeMap<String, Vec<usize>>>,
 }
 
 /// The embedded files as (path under `schemas/`, JSON text).
@@ -39,44 +47,74 @@ pub fn embedded() -> &'static [(&'static str, &'static str)] {
 
 impl Registry {
     fn load() -> Result<Self, String> {
-        let files = FILES
+        let mut files = FILES
             .iter()
             .map(|(path, json)| {
                 let spec = MessageSpec::parse(json).map_err(|e| format!("schemas/{path}: {e}"))?;
-                let folder = path.rsplit_once('/').map_or("", |(dir, _)| dir).to_string();
-                Ok(SchemaFile { path, folder, spec })
+                let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+                let (variant, folder) = match dir.strip_prefix("variants/") {
+                    Some(rest) => {
+                        let (release, folder) = rest.split_once('/').unwrap_or((rest, ""));
+                        (Some(release.to_string()), folder.to_string())
+                    }
+                    None => (None, dir.to_string()),
+                };
+                Ok(SchemaFile {
+                    path,
+                    folder,
+                    variant,
+                    spec,
+                })
             })
             .collect::<Result<Vec<SchemaFile>, String>>()?;
+        // Older layouts, newest release first (by the releases' order).
+        let order = |f: &SchemaFile| {
+            f.variant.as_deref().map(|r| {
+                std::cmp::Reverse(
+                    super::releases::releases()
+                        .iter()
+                        .position(|known| known.release == r)
+                        .unwrap_or(0),
+                )
+            })
+        };
+        files.sort_by_key(|f| (order(f), f.path));
         let mut by_name: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
         let mut coordinator_keys: BTreeMap<String, BTreeMap<i16, usize>> = BTreeMap::new();
         for (i, file) in files.iter().enumerate() {
+            if file.variant.is_some() {
+                continue;
+            }
             let spec = &file.spec;
             by_name
                 .entry(file.folder.clone())
                 .or_default()
                 .insert(spec.name.clone(), i);
-            if let (true, Some((low, high))) =
-                (spec.name.ends_with("Key"), spec.valid_versions.bounds())
-            {
+            if let Some((low, high)) = key_record_types(spec) {
                 let types = coordinator_keys.entry(file.folder.clone()).or_default();
                 for record_type in low..=high {
                     types.entry(record_type).or_insert(i);
                 }
             }
         }
-        let mut coordinator_values: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
-        for file in &files {
+        let mut coordinator_values: BTreeMap<String, BTreeMap<String, Vec<usize>>> =
+            BTreeMap::new();
+        for file in files.iter().filter(|f| f.variant.is_none()) {
             let Some(stem) = file.spec.name.strip_suffix("Key") else {
                 continue;
             };
-            let value = by_name
-                .get(&file.folder)
-                .and_then(|names| names.get(&format!("{stem}Value")));
-            if let Some(&value) = value {
+            let value_name = format!("{stem}Value");
+            let layouts: Vec<usize> = files
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.folder == file.folder && f.spec.name == value_name)
+                .map(|(i, _)| i)
+                .collect();
+            if !layouts.is_empty() {
                 coordinator_values
                     .entry(file.folder.clone())
                     .or_default()
-                    .insert(file.spec.name.clone(), value);
+                    .insert(file.spec.name.clone(), layouts);
             }
         }
         Ok(Self {
@@ -97,7 +135,7 @@ impl Registry {
     ) -> impl Iterator<Item = &'r MessageSpec> + use<'r, 'f> {
         self.files
             .iter()
-            .filter(move |f| f.folder == folder)
+            .filter(move |f| f.folder == folder && f.variant.is_none())
             .map(|f| &f.spec)
     }
 
@@ -114,14 +152,53 @@ impl Registry {
     }
 
     /// The value schema that goes with a coordinator key schema
-    /// (`OffsetCommitKey` -> `OffsetCommitValue`).
+    /// (`OffsetCommitKey` -> `OffsetCommitValue`), the newest release's.
     pub fn coordinator_value(&self, folder: &str, key: &MessageSpec) -> Option<&MessageSpec> {
-        self.at(*self.coordinator_values.get(folder)?.get(&key.name)?)
+        self.coordinator_values(folder, key).next()
+    }
+
+    /// Every layout of the value that goes with a coordinator key schema:
+    /// the newest release's first, then older releases' (newest first).
+    pub fn coordinator_values<'r>(
+        &'r self,
+        folder: &str,
+        key: &MessageSpec,
+    ) -> impl Iterator<Item = &'r MessageSpec> + use<'r> {
+        self.coordinator_values
+            .get(folder)
+            .and_then(|keys| keys.get(&key.name))
+            .into_iter()
+            .flatten()
+            .filter_map(|&i| self.at(i))
     }
 
     /// The record schema of `folder` with this `apiKey`.
     pub fn by_api_key(&self, folder: &str, api_key: i16) -> Option<&MessageSpec> {
         self.in_folder(folder).find(|s| s.api_key == Some(api_key))
+    }
+}
+
+/// The record types a coordinator key schema stands for: its `apiKey`
+/// (Kafka 4.1 on, `"type": "coordinator-key"`), or before that its valid
+/// versions (the key's version was its record type).
+fn key_record_types(spec: &MessageSpec) -> Option<(i16, i16)> {
+    if !spec.name.ends_with("Key") {
+        return None;
+    }
+    match (spec.kind.as_str(), spec.api_key) {
+        ("coordinator-key", Some(t)) => Some((t, t)),
+        ("coordinator-key", None) => None,
+        _ => spec.valid_versions.bounds(),
+    }
+}
+
+/// The version a coordinator key of `record_type` is read at: a
+/// `coordinator-key` schema's lowest version, an older key schema's
+/// record type.
+pub fn key_version(spec: &MessageSpec, record_type: i16) -> i16 {
+    match spec.kind.as_str() {
+        "coordinator-key" => spec.valid_versions.bounds().map_or(0, |(low, _)| low),
+        _ => record_type,
     }
 }
 
@@ -154,7 +231,12 @@ mod tests {
         assert_eq!(key.name, "OffsetCommitKey");
         let value = r.coordinator_value("group-coordinator", key).unwrap();
         assert_eq!(value.name, "OffsetCommitValue");
-        assert!(r.coordinator_key("group-coordinator", 16).is_none());
+        // Type 16 (regular expressions) came with 4.0; no release has 18.
+        assert_eq!(
+            r.coordinator_key("group-coordinator", 16).unwrap().name,
+            "ConsumerGroupRegularExpressionKey"
+        );
+        assert!(r.coordinator_key("group-coordinator", 18).is_none());
         assert_eq!(r.by_api_key("metadata", 2).unwrap().name, "TopicRecord");
     }
 }

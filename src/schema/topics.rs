@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::consumer_protocol::decode_member_protocols;
 use super::decode::{DecodeError, emit_message};
 use super::emit::{Emitter, TextEmitter, ValueEmitter};
-use super::registry::{Registry, registry};
+use super::registry::{Registry, key_version, registry};
 use super::spec::MessageSpec;
 use crate::format::cursor::Cursor;
 
@@ -133,6 +133,33 @@ fn wrapped<E: Emitter>(
     Ok(e.object([(name, label), ("data", data)]))
 }
 
+/// The layout a coordinator value at `version` is decoded by: the newest
+/// release's, unless it does not read the bytes to their end and an older
+/// release's layout of that version does (Kafka changed some values of
+/// unfinished features in place: consumer groups before 3.8, share groups
+/// before 4.1).
+fn value_layout<'r>(
+    registry: &'r Registry,
+    folder: &str,
+    key: &MessageSpec,
+    version: i16,
+    at: &Cursor<'_>,
+) -> Option<&'r MessageSpec> {
+    let mut layouts = registry.coordinator_values(folder, key).peekable();
+    let newest = layouts.next()?;
+    if layouts.peek().is_none() {
+        return Some(newest);
+    }
+    let reads_all = |spec: &MessageSpec| {
+        let mut c = at.clone();
+        emit_message(spec, version, &mut c, &mut ValueEmitter).is_ok() && c.remaining() == 0
+    };
+    if reads_all(newest) {
+        return Some(newest);
+    }
+    Some(layouts.find(|s| reads_all(s)).unwrap_or(newest))
+}
+
 /// A coordinator's record: a 2-byte record type and the key, a 2-byte
 /// version and the value (`__consumer_offsets`, `__share_group_state`).
 fn coordinator_record<E: Emitter>(
@@ -167,7 +194,7 @@ fn coordinator_record<E: Emitter>(
     };
     let key_json = wrapped(
         key_spec,
-        record_type,
+        key_version(key_spec, record_type),
         &mut kc,
         Label::Quoted("type", record_type),
         e,
@@ -179,8 +206,7 @@ fn coordinator_record<E: Emitter>(
     let value_json = value.map(|value| {
         let mut vc = Cursor::new(value, 0);
         let version = vc.read_i16()?;
-        let spec = registry
-            .coordinator_value(folder, key_spec)
+        let spec = value_layout(registry, folder, key_spec, version, &vc)
             .ok_or_else(|| DecodeError::new(0, format!("no value schema for {}", key_spec.name)))?;
         let label = Label::Quoted(value_label, version);
         if spec.name != "GroupMetadataValue" {
@@ -360,6 +386,60 @@ fn emit_record<E: Emitter>(
     }
 }
 
+/// Why a record that did not decode is newer than every release kseg
+/// knows: its record type or version is in none of their schemas (`None`
+/// when kseg knows both, and the record failed for another reason).
+pub fn newer_than_known(
+    topic: InternalTopic,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> Option<String> {
+    let registry = registry().ok()?;
+    let folder = topic.schema_folder();
+    let short = |b: Option<&[u8]>| Cursor::new(b?, 0).read_i16().ok();
+    let known = super::releases::newest_known();
+    let beyond = |name: &str, version: i16, spec: Option<&MessageSpec>| {
+        let newest = spec?.valid_versions.bounds()?.1;
+        (version > newest).then(|| {
+            format!("{name} version {version} is newer than any release kseg knows (the newest, {known}, writes up to {newest})")
+        })
+    };
+    let unknown_type =
+        |t: i16| format!("record type {t} is in no release kseg knows (the newest: {known})");
+    match topic {
+        InternalTopic::ConsumerOffsets | InternalTopic::ShareGroupState => {
+            let t = short(key)?;
+            let Some(key_spec) = registry.coordinator_key(folder, t) else {
+                return Some(unknown_type(t));
+            };
+            let newest = registry
+                .coordinator_values(folder, key_spec)
+                .max_by_key(|s| s.valid_versions.bounds().map(|(_, high)| high));
+            let name = newest.map_or("the value", |s| s.name.as_str());
+            beyond(name, short(value)?, newest)
+        }
+        InternalTopic::TransactionState => {
+            let key_spec = registry.by_name(folder, "TransactionLogKey");
+            beyond("TransactionLogKey", short(key)?, key_spec).or_else(|| {
+                let value_spec = registry.by_name(folder, "TransactionLogValue");
+                beyond("TransactionLogValue", short(value)?, value_spec)
+            })
+        }
+        InternalTopic::ClusterMetadata | InternalTopic::RemoteLogMetadata => {
+            let mut c = Cursor::new(value?, 0);
+            if c.read_uvarint().ok()? != 1 {
+                return None;
+            }
+            let t = i16::try_from(c.read_uvarint().ok()?).ok()?;
+            let version = i16::try_from(c.read_uvarint().ok()?).unwrap_or(i16::MAX);
+            match registry.by_api_key(folder, t) {
+                None => Some(unknown_type(t)),
+                Some(spec) => beyond(&spec.name, version, Some(spec)),
+            }
+        }
+    }
+}
+
 /// The name of a `transactionStatus` (Kafka's `TransactionState` ids).
 pub fn transaction_state_name(id: i64) -> Option<&'static str> {
     const NAMES: [&str; 8] = [
@@ -419,6 +499,62 @@ mod tests {
             Decoded::Failed("key at byte 0: unknown record type 32767".into())
         );
         assert_eq!(d.value, Decoded::NotDecoded);
+    }
+
+    #[test]
+    fn a_record_newer_than_every_known_release_says_so() {
+        let known = super::super::releases::newest_known();
+        let t = InternalTopic::ConsumerOffsets;
+        assert_eq!(
+            newer_than_known(t, Some(&[0x7f, 0xff, 0, 0]), Some(&[0, 0])),
+            Some(format!(
+                "record type 32767 is in no release kseg knows (the newest: {known})"
+            ))
+        );
+        // An offset commit (type 1) with value version 9; 0-4 are known.
+        let why = newer_than_known(t, Some(&[0, 1]), Some(&[0, 9])).unwrap();
+        assert!(
+            why.starts_with("OffsetCommitValue version 9 is newer than any release kseg knows"),
+            "{why}"
+        );
+        assert!(why.ends_with("writes up to 4)"), "{why}");
+        assert_eq!(newer_than_known(t, Some(&[0, 1]), Some(&[0, 4])), None);
+        // A metadata record of type 9999, and a TopicRecord (2) at version 7.
+        let m = InternalTopic::ClusterMetadata;
+        assert!(
+            newer_than_known(m, None, Some(&[1, 0x8f, 0x4e, 0]))
+                .unwrap()
+                .starts_with("record type 9999 ")
+        );
+        assert!(
+            newer_than_known(m, None, Some(&[1, 2, 7]))
+                .unwrap()
+                .starts_with("TopicRecord version 7 ")
+        );
+        assert_eq!(newer_than_known(m, None, Some(&[1, 2, 0])), None);
+    }
+
+    #[test]
+    fn a_value_of_an_older_layout_decodes_by_that_layout() {
+        // ConsumerGroupTargetAssignmentMember (type 7): key GroupId "g",
+        // MemberId "m"; value v0 as 3.6-3.7 wrote it (Error 0, no
+        // partitions, MetadataVersion 1, empty MetadataBytes, no tags),
+        // which 3.8 on lays out as TopicPartitions alone.
+        let key = [0, 7, 0, 1, b'g', 0, 1, b'm'];
+        let value = [0, 0, 0, 1, 0, 1, 1, 0];
+        let d = decode_record(InternalTopic::ConsumerOffsets, Some(&key), Some(&value));
+        assert_eq!(
+            d.value,
+            Decoded::Json(serde_json::json!({"version": "0", "data": {
+                "error": 0, "topicPartitions": [], "metadataVersion": 1, "metadataBytes": ""}}))
+        );
+        // The newest layout of the same version still comes first.
+        let value = [0, 0, 1, 0];
+        let d = decode_record(InternalTopic::ConsumerOffsets, Some(&key), Some(&value));
+        assert_eq!(
+            d.value,
+            Decoded::Json(serde_json::json!({"version": "0", "data": {"topicPartitions": []}}))
+        );
     }
 
     #[test]

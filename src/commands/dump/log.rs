@@ -5,13 +5,15 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use kseg::format::FileBatch;
+use kseg::format::Record;
 use kseg::format::record::parse_control_record;
 use kseg::logdir::chunked::walk_batches;
 use kseg::logdir::{LogDirError, PageCacheGuard};
 use kseg::render::dump::RecordOptions;
 use kseg::schema::emit::TextEmitter;
 use kseg::schema::{
-    DecodedRecord, InternalTopic, decode_control, decode_record, decode_record_text,
+    Decoded, DecodedRecord, InternalTopic, decode_control, decode_record, decode_record_text,
+    newer_than_known,
 };
 use serde_json::Value;
 
@@ -33,6 +35,29 @@ struct LogDump<'p, 'w> {
     last_record_offset: Option<i64>,
     non_consecutive: Vec<(i64, i64)>,
     failed: Option<std::io::Error>,
+}
+
+/// Why a record that did not decode is newer than every release kseg
+/// knows; such a record is a finding (it is printed raw).
+fn newer<P>(
+    path: &Path,
+    code: &mut ExitCode,
+    topic: InternalTopic,
+    d: &DecodedRecord<P>,
+    record: &Record<'_>,
+) -> Option<String> {
+    let failed = |p: &Decoded<P>| matches!(p, Decoded::Failed(_));
+    if !(failed(&d.key) || failed(&d.value)) {
+        return None;
+    }
+    let why = newer_than_known(topic, record.key, record.value)?;
+    eprintln!(
+        "kseg: {}: record at offset {}: {why}",
+        path.display(),
+        record.offset
+    );
+    *code = ExitCode::Findings;
+    Some(why)
 }
 
 impl LogDump<'_, '_> {
@@ -84,7 +109,9 @@ impl LogDump<'_, '_> {
                     } else {
                         decode_record_text(topic, record.key, record.value, &mut self.text)
                     };
-                    self.printer.record(s, record, c, Some((topic, &d)), opts)?;
+                    let newer = newer(self.path, &mut self.code, topic, &d, record);
+                    self.printer
+                        .record(s, record, c, Some((topic, &d)), opts, newer.as_deref())?;
                 }
                 Some(topic) => {
                     let d = if summary.is_control {
@@ -92,9 +119,13 @@ impl LogDump<'_, '_> {
                     } else {
                         decode_record(topic, record.key, record.value)
                     };
-                    self.printer.record(s, record, c, Some((topic, &d)), opts)?;
+                    let newer = newer(self.path, &mut self.code, topic, &d, record);
+                    self.printer
+                        .record(s, record, c, Some((topic, &d)), opts, newer.as_deref())?;
                 }
-                None => self.printer.record::<Value>(s, record, c, None, opts)?,
+                None => self
+                    .printer
+                    .record::<Value>(s, record, c, None, opts, None)?,
             }
             if let Some(prev) = self
                 .last_record_offset
