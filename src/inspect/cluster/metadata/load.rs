@@ -44,6 +44,27 @@ pub struct SnapshotFile {
     pub epoch: i32,
 }
 
+impl SnapshotFile {
+    /// The snapshot at `path`, its end offset and epoch taken from its name.
+    pub fn from_path(path: &Path) -> Result<Self, LogDirError> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (end_offset, epoch) = parse_kraft_snapshot(&name).ok_or_else(|| {
+            LogDirError::not_understood(
+                path,
+                "is not a KRaft snapshot (<endOffset>-<epoch>.checkpoint)",
+            )
+        })?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            end_offset,
+            epoch,
+        })
+    }
+}
+
 /// The image and what it was built from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedImage {
@@ -292,16 +313,8 @@ fn start_image(
 
 /// The snapshot file `--snapshot` names, checked against the offset asked for.
 fn named_snapshot(path: &Path, target: i64) -> Result<SnapshotFile, LogDirError> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (end_offset, epoch) = parse_kraft_snapshot(&name).ok_or_else(|| {
-        LogDirError::not_understood(
-            path,
-            "is not a KRaft snapshot (<endOffset>-<epoch>.checkpoint)",
-        )
-    })?;
+    let snapshot = SnapshotFile::from_path(path)?;
+    let end_offset = snapshot.end_offset;
     if end_offset > target.saturating_add(1) {
         return Err(LogDirError::not_understood(
             path,
@@ -311,11 +324,7 @@ fn named_snapshot(path: &Path, target: i64) -> Result<SnapshotFile, LogDirError>
             ),
         ));
     }
-    Ok(SnapshotFile {
-        path: path.to_path_buf(),
-        end_offset,
-        epoch,
-    })
+    Ok(snapshot)
 }
 
 fn load_snapshot_file(
@@ -323,16 +332,8 @@ fn load_snapshot_file(
     at_offset: Option<i64>,
     progress: &dyn Fn(u64),
 ) -> Result<LoadedImage, LogDirError> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (end_offset, epoch) = parse_kraft_snapshot(&name).ok_or_else(|| {
-        LogDirError::not_understood(
-            path,
-            "is not a KRaft snapshot (<endOffset>-<epoch>.checkpoint)",
-        )
-    })?;
+    let snapshot = SnapshotFile::from_path(path)?;
+    let end_offset = snapshot.end_offset;
     if let Some(n) = at_offset.filter(|&n| n != end_offset - 1) {
         return Err(LogDirError::not_understood(
             path,
@@ -347,11 +348,7 @@ fn load_snapshot_file(
     Ok(LoadedImage {
         replayed: replayer.finish(),
         partition_dir: None,
-        snapshot: Some(SnapshotFile {
-            path: path.to_path_buf(),
-            end_offset,
-            epoch,
-        }),
+        snapshot: Some(snapshot),
         log_from: None,
         offset: end_offset - 1,
         at_offset,
