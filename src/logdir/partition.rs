@@ -77,6 +77,13 @@ impl Partition {
         })
     }
 
+    /// Whether this is the KRaft metadata log, `__cluster_metadata-N`.
+    pub fn is_metadata_log(&self) -> bool {
+        self.topic_partition
+            .as_ref()
+            .is_some_and(|(topic, _)| topic == "__cluster_metadata")
+    }
+
     /// `topic-partition`, or the directory name.
     pub fn name(&self) -> String {
         match &self.topic_partition {

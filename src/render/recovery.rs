@@ -87,11 +87,7 @@ impl ReportWriter {
             )?;
         }
         if let Some(e) = &r.partition_metadata {
-            let metadata_log = r
-                .partition
-                .topic_partition
-                .as_ref()
-                .is_some_and(|(topic, _)| topic == "__cluster_metadata");
+            let metadata_log = r.partition.is_metadata_log();
             let missing = e.outcome == UnreadableOutcome::StrayAtStart;
             let id = if metadata_log {
                 "`topic_id: AAAAAAAAAAAAAAAAAAAAAQ` (the metadata topic's)"

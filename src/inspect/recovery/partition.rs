@@ -10,7 +10,6 @@ use crate::format::partition_metadata::{
     PartitionMetadataError, UnreadableOutcome, is_metadata_topic_id, read_partition_metadata,
 };
 use crate::format::txn_index::{AbortedTxn, encode_txn_index};
-use crate::inspect::cluster::metadata::load::looks_like_metadata_partition;
 use crate::inspect::index::interval::IndexInterval;
 use crate::inspect::producer::state::{BatchBudget, ProducerExpiry};
 use crate::inspect::recovery::plan::{PartitionState, RecoveryPlan, plan_recovery};
@@ -163,10 +162,7 @@ fn check_segments(
 fn partition_metadata_problem(partition: &Partition) -> Option<PartitionMetadataError> {
     use std::io::Read;
     let path = partition.dir.join("partition.metadata");
-    let metadata_log = partition
-        .topic_partition
-        .as_ref()
-        .is_some_and(|(topic, _)| topic == "__cluster_metadata");
+    let metadata_log = partition.is_metadata_log();
     if !path.exists() {
         // A directory not named `<topic>-<partition>` is not a log Kafka
         // loads (a loose copy of a segment, say): nothing to judge.
@@ -273,7 +269,10 @@ pub fn check_partition(
         .map(|s| s.base_offset)
         .filter(|base| !partition.snapshots.contains(base))
         .collect();
-    let raft = if looks_like_metadata_partition(&partition.dir) {
+    // The name, or the raft layer's own file for a copy named otherwise: one
+    // stat, not another listing of every partition directory.
+    let metadata_log = partition.is_metadata_log() || partition.dir.join("quorum-state").is_file();
+    let raft = if metadata_log {
         let bounds = LogBounds::after_recovery(
             partition,
             plan.log_end_offset,

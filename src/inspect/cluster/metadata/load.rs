@@ -104,7 +104,7 @@ pub fn find_metadata_partition(log_dir: &Path) -> Option<PathBuf> {
 /// Whether `dir` is a metadata partition directory: named
 /// `__cluster_metadata-N`, or holding the raft log's own files (a KRaft
 /// snapshot or `quorum-state`) for a copy named otherwise.
-pub fn looks_like_metadata_partition(dir: &Path) -> bool {
+fn looks_like_metadata_partition(dir: &Path) -> bool {
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
     if name.as_deref().and_then(InternalTopic::of_partition_dir)
         == Some(InternalTopic::ClusterMetadata)
