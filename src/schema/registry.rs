@@ -103,12 +103,22 @@ impl Registry {
             let Some(stem) = file.spec.name.strip_suffix("Key") else {
                 continue;
             };
-            let value_name = format!("{stem}Value");
-            let layouts: Vec<usize> = files
+            // A `Legacy*` key (4.1's name for a record type older releases
+            // read with the current key) keeps its value's older versions in
+            // the current value's layouts: they follow its own.
+            let mut value_names = vec![format!("{stem}Value")];
+            if let Some(current) = stem.strip_prefix("Legacy") {
+                value_names.push(format!("{current}Value"));
+            }
+            let layouts: Vec<usize> = value_names
                 .iter()
-                .enumerate()
-                .filter(|(_, f)| f.folder == file.folder && f.spec.name == value_name)
-                .map(|(i, _)| i)
+                .flat_map(|name| {
+                    files
+                        .iter()
+                        .enumerate()
+                        .filter(move |(_, f)| f.folder == file.folder && &f.spec.name == name)
+                        .map(|(i, _)| i)
+                })
                 .collect();
             if !layouts.is_empty() {
                 coordinator_values

@@ -199,16 +199,14 @@ fn coordinator_record<E: Emitter>(
         Label::Quoted("type", record_type),
         e,
     );
-    let value_label = match topic {
-        InternalTopic::ShareGroupState => "type",
-        _ => "version",
-    };
     let value_json = value.map(|value| {
         let mut vc = Cursor::new(value, 0);
         let version = vc.read_i16()?;
         let spec = value_layout(registry, folder, key_spec, version, &vc)
             .ok_or_else(|| DecodeError::new(0, format!("no value schema for {}", key_spec.name)))?;
-        let label = Label::Quoted(value_label, version);
+        // kafka-dump-log 4.1 on labels every coordinator value's version
+        // "version" (4.0 said "type" for a share-state value).
+        let label = Label::Quoted("version", version);
         if spec.name != "GroupMetadataValue" {
             return wrapped(spec, version, &mut vc, label, e);
         }

@@ -31,6 +31,7 @@ mod readme;
 mod rebuild_index;
 mod recover_salvage;
 mod regressions;
+mod release_cases;
 mod releases;
 mod repair_safety;
 mod salvage;
