@@ -3,16 +3,17 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use kseg::inspect::cluster::capped::Capped;
-use kseg::inspect::cluster::groups::lag::{PartitionEnd, log_end_offsets};
-use kseg::inspect::cluster::groups::offsets::TopicPartition;
+use kseg::inspect::cluster::groups::lag::{consumer_log_ends, share_partition_ends};
+use kseg::inspect::cluster::groups::load::LoadProblem;
 use kseg::inspect::cluster::groups::replicas::pick_replicas;
-use kseg::inspect::cluster::groups::shard::{Shard, load_shard};
+use kseg::inspect::cluster::groups::shard::{Shard, ShareStateShard, load_shard, load_share_state};
 use kseg::logdir::Partition;
 use kseg::logdir::target::resolve;
-use kseg::render::groups::{GroupReport, group_json, write_group_text};
+use kseg::render::groups::write_groups;
+use kseg::render::share_state::write_share_states;
 use kseg::schema::InternalTopic;
 
 use crate::cli::GroupsArgs;
@@ -51,111 +52,69 @@ pub fn shown(paths: &[PathBuf]) -> String {
     shown.join(" ")
 }
 
-/// The log end offsets of the data partitions the shards hold offsets
-/// for, by log dir: each partition is opened once, however many shards
-/// hold its groups' offsets.
-fn log_ends(
-    shards: &[Shard],
-) -> anyhow::Result<BTreeMap<&Path, BTreeMap<TopicPartition, PartitionEnd>>> {
-    let mut wanted: BTreeMap<&Path, Vec<&TopicPartition>> = BTreeMap::new();
-    for shard in shards {
-        let offsets = &shard.state.offsets;
-        let committed = offsets.committed.values().flat_map(BTreeMap::keys);
-        let pending = offsets
-            .pending
-            .values()
-            .flat_map(|g| g.values())
-            .flat_map(BTreeMap::keys);
-        wanted
-            .entry(&shard.log_dir)
-            .or_default()
-            .extend(committed.chain(pending));
-    }
-    let mut ends = BTreeMap::new();
-    for (log_dir, tps) in wanted {
-        ends.insert(log_dir, log_end_offsets(log_dir, tps)?);
-    }
-    Ok(ends)
-}
-
 /// Runs `kseg groups`.
 pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
-    let partitions: Vec<Partition> = partitions(&args.paths)?
+    let (offsets, share_state): (Vec<_>, Vec<_>) = partitions(&args.paths)?
         .into_iter()
-        .filter(|(topic, _)| *topic == Some(InternalTopic::ConsumerOffsets))
-        .map(|(_, p)| p)
-        .collect();
-    if partitions.is_empty() {
+        .filter(|(topic, _)| {
+            matches!(
+                topic,
+                Some(InternalTopic::ConsumerOffsets | InternalTopic::ShareGroupState)
+            )
+        })
+        .partition(|(topic, _)| *topic == Some(InternalTopic::ConsumerOffsets));
+    if offsets.is_empty() && share_state.is_empty() {
         anyhow::bail!(
-            "{}: no __consumer_offsets-N partition directory here",
+            "{}: no __consumer_offsets-N or __share_group_state-N partition directory here",
             shown(&args.paths)
         );
     }
-    let picked = pick_replicas(partitions)?;
-    for note in &picked.notes {
+    let picked = pick_replicas(offsets.into_iter().map(|(_, p)| p).collect())?;
+    let share_state = pick_replicas(share_state.into_iter().map(|(_, p)| p).collect())?;
+    for note in picked.notes.iter().chain(&share_state.notes) {
         eprintln!("kseg: {note}");
     }
-    let partitions = picked.kept;
-    let total: u64 = partitions
+    let total: u64 = picked
+        .kept
         .iter()
+        .chain(&share_state.kept)
         .flat_map(|p| &p.segments)
         .map(|s| s.log_size())
         .sum();
     let bar = super::progress_bar(total, args.json);
-    let mut shards: Vec<Shard> = Vec::new();
     let mut code = ExitCode::Ok;
-    for p in &partitions {
+    let mut shards: Vec<Shard> = Vec::new();
+    for p in &picked.kept {
         let shard = load_shard(p, &mut |bytes| bar.inc(bytes))?;
-        if !shard.problems.is_empty() {
-            code = ExitCode::Findings;
-        }
-        bar.suspend(|| {
-            report(&shard.problems, "");
-            report(&shard.state.notes, &format!("{}: ", shard.partition));
-        });
+        code = code.max(loaded(
+            &bar,
+            &shard.problems,
+            &shard.state.notes,
+            &shard.partition,
+        ));
         shards.push(shard);
+    }
+    let mut share_shards: Vec<ShareStateShard> = Vec::new();
+    for p in &share_state.kept {
+        let shard = load_share_state(p, &mut |bytes| bar.inc(bytes))?;
+        code = code.max(loaded(
+            &bar,
+            &shard.problems,
+            &shard.state.notes,
+            &shard.partition,
+        ));
+        share_shards.push(shard);
     }
     bar.finish_and_clear();
     let mut out = BufWriter::new(io::stdout().lock());
-    let mut printed = 0usize;
-    let ends = log_ends(&shards)?;
-    let no_ends = BTreeMap::new();
-    for shard in &shards {
-        let s = &shard.state;
-        let log_ends = ends.get(shard.log_dir.as_path()).unwrap_or(&no_ends);
-        let mut ids: Vec<&str> = s.groups.keys().map(String::as_str).collect();
-        ids.extend(s.offsets.groups());
-        ids.sort_unstable();
-        ids.dedup();
-        for id in ids
-            .into_iter()
-            .filter(|id| args.group.as_deref().is_none_or(|g| g == *id))
-        {
-            let pending: Vec<_> = s
-                .offsets
-                .pending
-                .iter()
-                .filter_map(|(producer, groups)| Some((*producer, groups.get(id)?)))
-                .flat_map(|(producer, offsets)| {
-                    offsets.iter().map(move |(tp, o)| (producer, tp, o))
-                })
-                .collect();
-            let report = GroupReport {
-                id,
-                shard: &shard.partition,
-                group: s.groups.get(id),
-                offsets: s.offsets.committed.get(id),
-                pending: &pending,
-                log_ends,
-            };
-            if args.json {
-                writeln!(out, "{}", group_json(&report))?;
-            } else {
-                write_group_text(&mut out, &report)?;
-            }
-            printed += 1;
-        }
+    let group = args.group.as_deref();
+    let ends = consumer_log_ends(&shards)?;
+    let mut share_ends = Vec::new();
+    for shard in &share_shards {
+        share_ends.push(share_partition_ends(shard)?);
     }
+    let printed = write_groups(&mut out, &shards, &ends, group, args.json)?
+        + write_share_states(&mut out, &share_shards, &share_ends, group, args.json)?;
     out.flush()?;
     if printed == 0 {
         if let Some(g) = &args.group {
@@ -164,4 +123,23 @@ pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(code)
+}
+
+/// Reports what one partition's load kept; the load's problems make the
+/// exit code `Findings`.
+fn loaded(
+    bar: &indicatif::ProgressBar,
+    problems: &Capped<LoadProblem>,
+    notes: &Capped<String>,
+    partition: &str,
+) -> ExitCode {
+    bar.suspend(|| {
+        report(problems, "");
+        report(notes, &format!("{partition}: "));
+    });
+    if problems.is_empty() {
+        ExitCode::Ok
+    } else {
+        ExitCode::Findings
+    }
 }

@@ -7,8 +7,9 @@ use std::io::{self, Write};
 use serde_json::{Map, Value, json};
 
 use super::time::utc;
-use crate::inspect::cluster::groups::lag::PartitionEnd;
+use crate::inspect::cluster::groups::lag::{ConsumerLogEnds, PartitionEnd};
 use crate::inspect::cluster::groups::offsets::{CommittedOffset, TopicPartition};
+use crate::inspect::cluster::groups::shard::Shard;
 use crate::inspect::cluster::groups::state::{Group, GroupType, ModernMember};
 
 /// Everything printed about one group.
@@ -26,17 +27,23 @@ pub struct GroupReport<'a> {
     pub pending: &'a [(i64, &'a TopicPartition, &'a CommittedOffset)],
     /// Log end offsets of the partitions in the same log dir.
     pub log_ends: &'a BTreeMap<TopicPartition, PartitionEnd>,
+    /// Share groups: which share-partitions are initialised (type 15).
+    pub share_state_partitions: Option<&'a Value>,
 }
 
-/// Kafka's name of a member state id (`MemberState`).
-fn member_state(id: i64) -> String {
-    match id {
-        0 => "STABLE".into(),
-        1 => "UNREVOKED_PARTITIONS".into(),
-        2 => "UNRELEASED_PARTITIONS".into(),
-        127 => "UNKNOWN".into(),
-        n => format!("Unknown({n})"),
-    }
+/// Kafka's name of a member state id (`MemberState`; for streams groups
+/// `streams.MemberState`, whose ids start at 1).
+fn member_state(group_type: GroupType, id: i64) -> String {
+    let name = match (group_type == GroupType::Streams, id) {
+        (true, 1) | (false, 0) => "STABLE",
+        (true, 2) => "UNREVOKED_TASKS",
+        (true, 3) => "UNRELEASED_TASKS",
+        (false, 1) => "UNREVOKED_PARTITIONS",
+        (false, 2) => "UNRELEASED_PARTITIONS",
+        (_, 127) => "UNKNOWN",
+        _ => return format!("Unknown({id})"),
+    };
+    name.to_string()
 }
 
 /// Adds `"topic"` beside each `"topicId"` of the assignment lists in
@@ -69,15 +76,28 @@ fn modern_member_json(group: &Group, id: &str, m: &ModernMember) -> Value {
         .current_assignment
         .as_ref()
         .map(|a| with_topic_names(group, a));
-    json!({
+    let field = |name: &str| current.as_ref().and_then(|c| c.get(name)).cloned();
+    let mut member = json!({
         "memberId": id,
         "memberEpoch": m.member_epoch,
-        "state": member_state(m.state),
+        "state": member_state(group.group_type, m.state),
         "metadata": m.metadata,
-        "assignedPartitions": current.as_ref().and_then(|c| c.get("assignedPartitions")),
-        "partitionsPendingRevocation": current.as_ref().and_then(|c| c.get("partitionsPendingRevocation")),
         "targetAssignment": group.target_assignment.get(id).map(|t| with_topic_names(group, t)),
-    })
+    });
+    let fields: &[&str] = if group.group_type == GroupType::Streams {
+        &[
+            "activeTasks",
+            "standbyTasks",
+            "warmupTasks",
+            "activeTasksPendingRevocation",
+        ]
+    } else {
+        &["assignedPartitions", "partitionsPendingRevocation"]
+    };
+    for name in fields {
+        member[*name] = field(name).unwrap_or(Value::Null);
+    }
+    member
 }
 
 fn members_json(group: &Group) -> Vec<Value> {
@@ -145,6 +165,13 @@ pub fn group_json(r: &GroupReport<'_>) -> Value {
         "leader": g.and_then(|g| g.classic.as_ref()?.get("leader").cloned()),
         "assignmentEpoch": modern.map(|g| g.assignment_epoch),
         "subscriptionMetadata": modern.and_then(|g| g.partition_metadata.as_ref()?.get("topics").cloned()),
+        "resolvedRegularExpressions": g.filter(|g| !g.resolved_regexes.is_empty()).map(|g| &g.resolved_regexes),
+        "topology": g.filter(|g| g.group_type == GroupType::Streams).map(|g| json!({
+            "epoch": g.topology_epoch(),
+            "validatedTopologyEpoch": g.validated_topology_epoch,
+            "subtopologies": g.topology.as_ref().and_then(|t| t.get("subtopologies")),
+        })),
+        "shareStatePartitions": r.share_state_partitions,
         "members": g.map(members_json).unwrap_or_default(),
         "offsets": offsets,
         "pendingTransactionalOffsets": pending,
@@ -180,6 +207,40 @@ fn partitions_text(list: Option<&Value>) -> String {
     }
 }
 
+/// A streams member's tasks: `active 0:0,1 1:2; standby 0:2` (subtopology
+/// id, then its partitions).
+fn tasks_text(member: &Value) -> String {
+    let kinds: Vec<String> = ["active", "standby", "warmup"]
+        .iter()
+        .filter_map(|kind| {
+            let tasks = member.get(format!("{kind}Tasks"))?.as_array()?;
+            let list: Vec<String> = tasks
+                .iter()
+                .map(|t| {
+                    let ps: Vec<String> = t
+                        .get("partitions")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .map(Value::to_string)
+                        .collect();
+                    let id = t
+                        .get("subtopologyId")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?");
+                    format!("{id}:{}", ps.join(","))
+                })
+                .collect();
+            (!list.is_empty()).then(|| format!("{kind} {}", list.join(" ")))
+        })
+        .collect();
+    if kinds.is_empty() {
+        "no tasks".to_string()
+    } else {
+        kinds.join("; ")
+    }
+}
+
 fn write_members(w: &mut impl Write, group: &Value) -> io::Result<()> {
     for m in group["members"].as_array().into_iter().flatten() {
         let text = |k: &str| {
@@ -201,15 +262,17 @@ fn write_members(w: &mut impl Write, group: &Value) -> io::Result<()> {
             .get("memberEpoch")
             .map(|e| format!(" epoch {e}"))
             .unwrap_or_default();
+        let assigned = if m.get("activeTasks").is_some() {
+            tasks_text(m)
+        } else if assigned.is_some_and(Value::is_array) {
+            partitions_text(assigned)
+        } else {
+            "(not decoded)".to_string()
+        };
         writeln!(
             w,
-            "  member {}{epoch} (client {client}): assigned {}",
+            "  member {}{epoch} (client {client}): assigned {assigned}",
             text("memberId"),
-            if assigned.is_some_and(Value::is_array) {
-                partitions_text(assigned)
-            } else {
-                "(not decoded)".to_string()
-            }
         )?;
     }
     Ok(())
@@ -281,6 +344,22 @@ pub fn write_group_text(w: &mut impl Write, r: &GroupReport<'_>) -> io::Result<(
             if let Some(leader) = opt("leader") {
                 writeln!(w, "  leader {leader}")?;
             }
+            if g.group_type == GroupType::Streams {
+                let subtopologies = j["topology"]["subtopologies"]
+                    .as_array()
+                    .map_or(0, Vec::len);
+                match g.topology_epoch() {
+                    Some(epoch) => writeln!(
+                        w,
+                        "  topology epoch {epoch} ({subtopologies} subtopologies), validated epoch {}",
+                        g.validated_topology_epoch
+                    )?,
+                    None => writeln!(w, "  no topology yet")?,
+                }
+            }
+            for regex in g.resolved_regexes.keys() {
+                writeln!(w, "  regular expression {regex:?} resolved")?;
+            }
             write_members(w, &j)?;
         }
     }
@@ -300,4 +379,52 @@ pub fn write_group_text(w: &mut impl Write, r: &GroupReport<'_>) -> io::Result<(
         )?;
     }
     Ok(())
+}
+
+/// Every group of `shards` (group `group` alone when given), with the lag
+/// against `ends`; returns how many it printed.
+pub fn write_groups(
+    out: &mut impl Write,
+    shards: &[Shard],
+    ends: &ConsumerLogEnds<'_>,
+    group: Option<&str>,
+    json: bool,
+) -> io::Result<usize> {
+    let mut printed = 0usize;
+    let no_ends = BTreeMap::new();
+    for shard in shards {
+        let s = &shard.state;
+        let log_ends = ends.get(shard.log_dir.as_path()).unwrap_or(&no_ends);
+        let mut ids: Vec<&str> = s.groups.keys().map(String::as_str).collect();
+        ids.extend(s.offsets.groups());
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids.into_iter().filter(|id| group.is_none_or(|g| g == *id)) {
+            let pending: Vec<_> = s
+                .offsets
+                .pending
+                .iter()
+                .filter_map(|(producer, groups)| Some((*producer, groups.get(id)?)))
+                .flat_map(|(producer, offsets)| {
+                    offsets.iter().map(move |(tp, o)| (producer, tp, o))
+                })
+                .collect();
+            let report = GroupReport {
+                id,
+                shard: &shard.partition,
+                group: s.groups.get(id),
+                offsets: s.offsets.committed.get(id),
+                pending: &pending,
+                log_ends,
+                share_state_partitions: s.share_state_partitions.get(id),
+            };
+            if json {
+                writeln!(out, "{}", group_json(&report))?;
+            } else {
+                write_group_text(out, &report)?;
+            }
+            printed += 1;
+        }
+    }
+    Ok(printed)
 }

@@ -15,6 +15,7 @@ pub mod output_format;
 pub mod recovery;
 pub mod retention;
 pub mod salvage;
+pub mod share_state;
 pub mod table;
 pub mod text_line;
 pub mod time;

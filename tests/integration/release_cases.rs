@@ -15,7 +15,7 @@ use super::util::{json_lines, kseg, repo};
 /// One release's cases, unpacked once under the target directory (into a
 /// directory named by the archive's checksum, renamed into place so
 /// parallel runs never see half of it).
-fn unpacked(release: &str) -> PathBuf {
+pub fn unpacked(release: &str) -> PathBuf {
     let archive = repo().join(format!("tests/releases/{release}.tar.zst"));
     let bytes = std::fs::read(&archive).unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
     let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));

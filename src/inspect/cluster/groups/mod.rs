@@ -2,7 +2,8 @@
 //! every group with its type, state, protocol, generation and members, and
 //! the committed offsets with tombstones and transactional commits applied,
 //! beside the log end offsets of the partitions in the same log dir (the
-//! lag). Mirrors `CoordinatorLoaderImpl`, `GroupCoordinatorShard.replay`,
+//! lag); and share groups' delivery state from `__share_group_state`.
+//! Mirrors `CoordinatorLoaderImpl`, `GroupCoordinatorShard.replay`,
 //! `GroupMetadataManager.replay*` and `OffsetMetadataManager.replay*`.
 
 pub mod lag;
@@ -11,4 +12,5 @@ pub mod offsets;
 pub mod replay;
 pub mod replicas;
 pub mod shard;
+pub mod share_state;
 pub mod state;

@@ -1,7 +1,8 @@
 //! One `__consumer_offsets` partition's records applied in log order, as
 //! `GroupCoordinatorShard.replay` dispatches them by record type to
 //! `OffsetMetadataManager.replay` (types 0 and 1) and
-//! `GroupMetadataManager.replay` (2 to 14), and end markers to
+//! `GroupMetadataManager.replay` (2 to 23: classic, consumer, share and,
+//! Kafka 4.1 on, streams groups), and end markers to
 //! `replayEndTransactionMarker`. Where Kafka's replay would throw and fail
 //! the load, a note says so and the record is skipped: a consumer group
 //! record for a group of another type (a "simple" classic group, made by
@@ -24,6 +25,9 @@ pub struct CoordinatorState {
     pub groups: BTreeMap<String, Group>,
     /// Committed and pending offsets.
     pub offsets: OffsetStore,
+    /// Share groups' share-partition initialisation state by group
+    /// (`ShareGroupStatePartitionMetadataValue` data, type 15, Kafka 4.1 on).
+    pub share_state_partitions: BTreeMap<String, Value>,
     /// Records Kafka's replay would refuse, and why (with their offsets).
     pub notes: Capped<String>,
 }
@@ -42,8 +46,9 @@ fn epoch(data: &Value, name: &str) -> i32 {
         .unwrap_or(-1)
 }
 
-/// The record families of types 3 to 14: the same shapes for consumer
-/// (3-8) and share groups (11, 9, 10, 12, 13, 14).
+/// The record families of types 3 to 14 and 17 to 23: the same shapes for
+/// consumer (3-8), share (11, 9, 10, 12, 13, 14) and streams groups (17,
+/// 19-22, with 23 the topology).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Modern {
     GroupEpoch,
@@ -52,6 +57,7 @@ enum Modern {
     TargetAssignmentEpoch,
     TargetAssignmentMember,
     CurrentAssignment,
+    Topology,
 }
 
 fn modern(record_type: i64) -> Option<(GroupType, Modern)> {
@@ -69,6 +75,12 @@ fn modern(record_type: i64) -> Option<(GroupType, Modern)> {
         12 => (GroupType::Share, TargetAssignmentEpoch),
         13 => (GroupType::Share, TargetAssignmentMember),
         14 => (GroupType::Share, CurrentAssignment),
+        17 => (GroupType::Streams, GroupEpoch),
+        19 => (GroupType::Streams, MemberMetadata),
+        20 => (GroupType::Streams, TargetAssignmentEpoch),
+        21 => (GroupType::Streams, TargetAssignmentMember),
+        22 => (GroupType::Streams, CurrentAssignment),
+        23 => (GroupType::Streams, Topology),
         _ => return None,
     };
     Some((t, m))
@@ -94,6 +106,8 @@ impl CoordinatorState {
         match record_type {
             0 | 1 => self.offset_commit(offset, producer_id, k, value),
             2 => self.group_metadata(k, value),
+            15 => self.share_state_partition_metadata(offset, k, value),
+            16 => self.regular_expression(offset, k, value),
             t => match modern(t) {
                 Some((group_type, family)) => self.modern(offset, group_type, family, k, value),
                 None => self.notes.push(format!(
@@ -165,7 +179,7 @@ impl CoordinatorState {
     ) -> Result<Option<&mut Group>, String> {
         let existing = self.groups.get(id).map(|g| (g.group_type, g.is_simple()));
         match (existing, group_type) {
-            (None, GroupType::Consumer) if !create => Ok(None),
+            (None, GroupType::Consumer | GroupType::Streams) if !create => Ok(None),
             (None, _) if !create => Err(format!(
                 "share group {id} does not exist (the record needs it)"
             )),
@@ -182,6 +196,51 @@ impl CoordinatorState {
                 group_type.name()
             )),
         }
+    }
+
+    /// Type 15: which share-partitions of a share group are initialised,
+    /// initialising or being deleted; a tombstone for a missing group is
+    /// ignored (Kafka 4.2 GroupMetadataManager.java:5999-6036).
+    fn share_state_partition_metadata(&mut self, offset: i64, k: &Value, value: Option<&Value>) {
+        let Some(id) = text(k, "groupId") else { return };
+        match self.persisted(id, GroupType::Share, value.is_some()) {
+            Err(why) if value.is_some() || !why.contains("does not exist") => {
+                return self.refused(offset, id, &why);
+            }
+            _ => {}
+        }
+        match value {
+            Some(v) => self
+                .share_state_partitions
+                .insert(id.to_string(), v.clone()),
+            None => self.share_state_partitions.remove(id),
+        };
+    }
+
+    /// Type 16: a consumer group's resolved regular expression (Kafka 4.2
+    /// GroupMetadataManager.java:5547-5580).
+    fn regular_expression(&mut self, offset: i64, k: &Value, value: Option<&Value>) {
+        let (Some(id), Some(regex)) = (text(k, "groupId"), text(k, "regularExpression")) else {
+            return;
+        };
+        match self.persisted(id, GroupType::Consumer, value.is_some()) {
+            Ok(None) => {}
+            Ok(Some(group)) => match value {
+                Some(v) => {
+                    group.resolved_regexes.insert(regex.to_string(), v.clone());
+                }
+                None => {
+                    group.resolved_regexes.remove(regex);
+                }
+            },
+            Err(why) => self.refused(offset, id, &why),
+        }
+    }
+
+    fn refused(&mut self, offset: i64, id: &str, why: &str) {
+        self.notes.push(format!(
+            "offset {offset}: {why} in group {id}; Kafka's replay throws here and the load fails; skipped"
+        ));
     }
 
     fn modern(
@@ -218,9 +277,7 @@ impl CoordinatorState {
             Outcome::RemoveGroup => {
                 self.groups.remove(id);
             }
-            Outcome::Refused(why) => self.notes.push(format!(
-                "offset {offset}: {why} in group {id}; Kafka's replay throws here and the load fails; skipped"
-            )),
+            Outcome::Refused(why) => self.refused(offset, id, &why),
         }
     }
 
@@ -233,15 +290,23 @@ impl CoordinatorState {
         value: Option<&Value>,
     ) -> Outcome {
         let refuse = |why: &str| Outcome::Refused(why.to_string());
+        let streams = group.group_type == GroupType::Streams;
         match (family, value) {
             (Modern::GroupEpoch, Some(v)) => {
                 group.group_epoch = epoch(v, "epoch");
+                if streams {
+                    group.validated_topology_epoch = epoch(v, "validatedTopologyEpoch");
+                }
+                Outcome::Applied
+            }
+            (Modern::Topology, v) => {
+                group.topology = v.cloned();
                 Outcome::Applied
             }
             (Modern::GroupEpoch, None) => {
                 if !group.members.is_empty() {
                     refuse("a group tombstone while members remain")
-                } else if !group.target_assignment.is_empty() {
+                } else if !streams && !group.target_assignment.is_empty() {
                     refuse("a group tombstone while target assignments remain")
                 } else if group.assignment_epoch != -1 {
                     refuse("a group tombstone before the target assignment epoch's tombstone")
@@ -388,8 +453,102 @@ mod tests {
         s.apply(5, -1, &key("6", json!({"groupId": "c"})), None);
         s.apply(6, -1, &key("3", json!({"groupId": "c"})), None);
         assert!(s.groups.is_empty());
+        // Kafka 4.1 on replays type 15; its tombstone for a share group
+        // that does not exist is ignored.
         s.apply(7, -1, &key("15", json!({"groupId": "s"})), None);
-        assert_eq!(s.notes.items.len(), 3);
+        assert_eq!(s.notes.items.len(), 2, "{:?}", s.notes);
+    }
+
+    #[test]
+    fn a_streams_group_lives_through_its_records() {
+        let mut s = CoordinatorState::default();
+        let g = json!({"groupId": "app"});
+        let m = json!({"groupId": "app", "memberId": "m1"});
+        s.apply(
+            0,
+            -1,
+            &key("17", g.clone()),
+            Some(&json!({"epoch": 3, "validatedTopologyEpoch": 2})),
+        );
+        s.apply(
+            1,
+            -1,
+            &key("19", m.clone()),
+            Some(&json!({"clientId": "c", "processId": "p"})),
+        );
+        assert_eq!(s.groups["app"].group_type, GroupType::Streams);
+        // No topology of the validated epoch yet.
+        assert_eq!(s.groups["app"].state(), "NotReady");
+        s.apply(
+            2,
+            -1,
+            &key("23", g.clone()),
+            Some(&json!({"epoch": 2, "subtopologies": []})),
+        );
+        assert_eq!(s.groups["app"].state(), "Assigning");
+        s.apply(
+            3,
+            -1,
+            &key("20", g.clone()),
+            Some(&json!({"assignmentEpoch": 3})),
+        );
+        s.apply(
+            4,
+            -1,
+            &key("21", m.clone()),
+            Some(&json!({"activeTasks": []})),
+        );
+        // State 1 is a streams member's STABLE.
+        s.apply(
+            5,
+            -1,
+            &key("22", m.clone()),
+            Some(&json!({"memberEpoch": 3, "state": 1})),
+        );
+        assert_eq!(s.groups["app"].state(), "Stable");
+        s.apply(
+            6,
+            -1,
+            &key("22", m.clone()),
+            Some(&json!({"memberEpoch": 2, "state": 1})),
+        );
+        assert_eq!(s.groups["app"].state(), "Reconciling");
+        // The group goes only once its members and assignment epoch have.
+        s.apply(7, -1, &key("17", g.clone()), None);
+        assert_eq!(s.notes.items.len(), 1);
+        for (i, (t, k)) in [("22", &m), ("21", &m), ("19", &m), ("20", &g), ("17", &g)]
+            .into_iter()
+            .enumerate()
+        {
+            s.apply(8 + i as i64, -1, &key(t, k.clone()), None);
+        }
+        assert!(s.groups.is_empty(), "{:?} {:?}", s.groups, s.notes);
+        assert_eq!(s.notes.items.len(), 1);
+        // Tombstones for a streams group that is not there are ignored;
+        // a streams record for a consumer group fails the load.
+        s.apply(20, -1, &key("23", g.clone()), None);
+        assert!(s.groups.is_empty() && s.notes.items.len() == 1);
+        s.apply(21, -1, &key("3", g.clone()), Some(&json!({"epoch": 1})));
+        s.apply(22, -1, &key("17", g), Some(&json!({"epoch": 1})));
+        assert!(s.notes.items[1].contains("is a consumer group, not a streams group"));
+    }
+
+    #[test]
+    fn a_consumer_group_keeps_its_resolved_regular_expressions() {
+        let mut s = CoordinatorState::default();
+        let k = key(
+            "16",
+            json!({"groupId": "c", "regularExpression": "orders-.*"}),
+        );
+        s.apply(
+            0,
+            -1,
+            &k,
+            Some(&json!({"topics": ["orders-1"], "version": 7, "timestamp": 1})),
+        );
+        assert_eq!(s.groups["c"].resolved_regexes["orders-.*"]["version"], 7);
+        s.apply(1, -1, &k, None);
+        assert!(s.groups["c"].resolved_regexes.is_empty());
     }
 
     fn commit(s: &mut CoordinatorState, offset: i64, group: &str) {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::load::{LoadEvent, LoadProblem, load_partition};
 use super::replay::CoordinatorState;
+use super::share_state::ShareStateStore;
 use crate::inspect::cluster::capped::Capped;
 use crate::logdir::{LogDirError, Partition};
 use crate::schema::InternalTopic;
@@ -58,6 +59,53 @@ pub fn load_shard(
         },
     )?;
     Ok(Shard {
+        partition: partition.name(),
+        log_dir: partition.log_dir(),
+        state,
+        problems,
+    })
+}
+
+/// A loaded `__share_group_state-N`.
+#[derive(Debug, Clone)]
+pub struct ShareStateShard {
+    /// The partition directory's name.
+    pub partition: String,
+    /// The log dir holding it, where lag looks for data partitions.
+    pub log_dir: PathBuf,
+    /// What the share coordinator holds.
+    pub state: ShareStateStore,
+    /// What did not read, with file and byte position.
+    pub problems: Capped<LoadProblem>,
+}
+
+/// Loads `partition` (a `__share_group_state-N` directory) as the share
+/// coordinator does; its records are never transactional.
+pub fn load_share_state(
+    partition: &Partition,
+    progress: &mut dyn FnMut(u64),
+) -> Result<ShareStateShard, LogDirError> {
+    let mut state = ShareStateStore::default();
+    let problems = load_partition(
+        partition,
+        InternalTopic::ShareGroupState,
+        progress,
+        &mut |event| {
+            match event {
+            LoadEvent::Record {
+                offset, key, value, ..
+            } => state.apply(offset, key, value),
+            LoadEvent::UnknownType {
+                offset,
+                record_type,
+            } => state.notes.push(format!(
+                "offset {offset}: share-state record type {record_type} has no schema; Kafka skips it"
+            )),
+            LoadEvent::Marker { .. } => {}
+        }
+        },
+    )?;
+    Ok(ShareStateShard {
         partition: partition.name(),
         log_dir: partition.log_dir(),
         state,

@@ -17,6 +17,8 @@ pub enum GroupType {
     Consumer,
     /// KIP-932 share group.
     Share,
+    /// KIP-1071 streams group (Kafka 4.1 on).
+    Streams,
 }
 
 impl GroupType {
@@ -26,6 +28,7 @@ impl GroupType {
             Self::Classic => "classic",
             Self::Consumer => "consumer",
             Self::Share => "share",
+            Self::Streams => "streams",
         }
     }
 }
@@ -67,6 +70,14 @@ pub struct Group {
     pub target_assignment: BTreeMap<String, Value>,
     /// Modern groups: the subscribed topics' metadata (`…PartitionMetadataValue` data).
     pub partition_metadata: Option<Value>,
+    /// Consumer groups: resolved regular expressions by expression
+    /// (`ConsumerGroupRegularExpressionValue` data, Kafka 4.0 on).
+    pub resolved_regexes: BTreeMap<String, Value>,
+    /// Streams groups: the topology (`StreamsGroupTopologyValue` data).
+    pub topology: Option<Value>,
+    /// Streams groups: the topology epoch the group metadata says was
+    /// validated (`StreamsGroupMetadataValue.validatedTopologyEpoch`).
+    pub validated_topology_epoch: i32,
 }
 
 impl Group {
@@ -80,6 +91,9 @@ impl Group {
             members: BTreeMap::new(),
             target_assignment: BTreeMap::new(),
             partition_metadata: None,
+            resolved_regexes: BTreeMap::new(),
+            topology: None,
+            validated_topology_epoch: 0,
         }
     }
 
@@ -139,17 +153,30 @@ impl Group {
     /// or `Stable` (`GroupMetadataManager.replay(GroupMetadataKey…)`);
     /// consumer groups `Empty`, `Assigning`, `Reconciling` or `Stable`
     /// (`ConsumerGroup.maybeUpdateGroupState`); share groups `Empty` or
-    /// `Stable` (`ShareGroup.maybeUpdateGroupState`).
+    /// `Stable` (`ShareGroup.maybeUpdateGroupState`); streams groups also
+    /// `NotReady` while no topology of the validated epoch is there
+    /// (`StreamsGroup.maybeUpdateGroupState`, Kafka 4.2
+    /// group-coordinator/…/streams/StreamsGroup.java:878-897).
     pub fn state(&self) -> &'static str {
         match self.group_type {
             GroupType::Classic if self.classic_members().is_empty() => "Empty",
             GroupType::Classic => "Stable",
             _ if self.members.is_empty() => "Empty",
             GroupType::Share => "Stable",
-            GroupType::Consumer if self.group_epoch > self.assignment_epoch => "Assigning",
-            GroupType::Consumer => {
+            GroupType::Streams if self.topology_epoch() != Some(self.validated_topology_epoch) => {
+                "NotReady"
+            }
+            _ if self.group_epoch > self.assignment_epoch => "Assigning",
+            GroupType::Consumer | GroupType::Streams => {
+                // A member's STABLE state id: 0 in consumer groups
+                // (`MemberState`), 1 in streams groups (`streams.MemberState`).
+                let stable = if self.group_type == GroupType::Streams {
+                    1
+                } else {
+                    0
+                };
                 let reconciled =
-                    |m: &ModernMember| m.state == 0 && m.member_epoch == self.assignment_epoch;
+                    |m: &ModernMember| m.state == stable && m.member_epoch == self.assignment_epoch;
                 if self.members.values().all(reconciled) {
                     "Stable"
                 } else {
@@ -157,6 +184,12 @@ impl Group {
                 }
             }
         }
+    }
+
+    /// Streams groups: the topology's epoch, when there is one.
+    pub fn topology_epoch(&self) -> Option<i32> {
+        let epoch = self.topology.as_ref()?.get("epoch")?.as_i64()?;
+        i32::try_from(epoch).ok()
     }
 
     /// A topic id's name, from the group's partition metadata.
