@@ -30,11 +30,14 @@ fn kafka_records(case: &Path) -> Vec<(i64, Value, Value)> {
     out
 }
 
+/// Share-partitions' states by (group, topic id, partition).
+type SharePartitions = BTreeMap<(String, String, i64), Value>;
+
 /// A share-partition's state as `ShareCoordinatorShard.replay` leaves it,
 /// for the records these cases hold: a snapshot sets it, a snapshot
 /// tombstone removes it, an update with no state yet becomes the state
 /// (state epoch -1, `UNINITIALIZED_EPOCH`).
-fn replayed_share_state(case: &Path) -> (BTreeMap<(String, String, i64), Value>, Vec<i64>) {
+fn replayed_share_state(case: &Path) -> (SharePartitions, Vec<i64>) {
     let mut states = BTreeMap::new();
     let mut failing = Vec::new();
     for (offset, key, value) in kafka_records(case) {
