@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use kseg::format::properties::parse_properties;
+use kseg::inspect::cluster::groups::filter::GroupFilter;
 use kseg::inspect::cluster::metadata::health::PartitionFilter;
 use kseg::inspect::producer::state::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
 use kseg::inspect::retention::settings::RetentionFlags;
@@ -577,12 +578,33 @@ pub struct GroupsArgs {
     /// Log dirs, or __consumer_offsets-N directories
     #[arg(value_name = "PATH", default_value = ".")]
     pub paths: Vec<PathBuf>,
-    /// Only this group
+    /// Only this group (repeatable)
     #[arg(long, value_name = "G")]
-    pub group: Option<String>,
-    /// One JSON object per group
+    pub group: Vec<String>,
+    /// Only groups in this state: Empty, Stable, Assigning, Reconciling, NotReady (repeatable)
+    #[arg(long, value_name = "STATE")]
+    pub state: Vec<String>,
+    /// Only groups of this type (repeatable)
+    #[arg(long = "type", value_name = "TYPE", value_parser = ["classic", "consumer", "share", "streams"])]
+    pub group_type: Vec<String>,
+    /// Only groups with a committed offset behind its partition's log end (partitions in the same log dir)
+    #[arg(long)]
+    pub lagging: bool,
+    /// One JSON object per group and per share-partition (no summary line)
     #[arg(long)]
     pub json: bool,
+}
+
+impl GroupsArgs {
+    /// The groups to list.
+    pub fn filter(&self) -> GroupFilter {
+        GroupFilter {
+            ids: self.group.clone(),
+            states: self.state.clone(),
+            types: self.group_type.clone(),
+            lagging: self.lagging,
+        }
+    }
 }
 
 /// Arguments of `kseg transactions`.

@@ -6,13 +6,14 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
 use kseg::inspect::cluster::capped::Capped;
+use kseg::inspect::cluster::groups::filter::summarize;
 use kseg::inspect::cluster::groups::lag::{consumer_log_ends, share_partition_ends};
 use kseg::inspect::cluster::groups::load::LoadProblem;
 use kseg::inspect::cluster::groups::replicas::pick_replicas;
 use kseg::inspect::cluster::groups::shard::{Shard, ShareStateShard, load_shard, load_share_state};
 use kseg::logdir::Partition;
 use kseg::logdir::target::resolve;
-use kseg::render::groups::write_groups;
+use kseg::render::groups::{write_groups, write_groups_summary};
 use kseg::render::share_state::write_share_states;
 use kseg::schema::InternalTopic;
 
@@ -107,20 +108,24 @@ pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
     }
     bar.finish_and_clear();
     let mut out = BufWriter::new(io::stdout().lock());
-    let group = args.group.as_deref();
+    let filter = args.filter();
     let ends = consumer_log_ends(&shards)?;
     let mut share_ends = Vec::new();
     for shard in &share_shards {
         share_ends.push(share_partition_ends(shard)?);
     }
-    let printed = write_groups(&mut out, &shards, &ends, group, args.json)?
-        + write_share_states(&mut out, &share_shards, &share_ends, group, args.json)?;
+    if !args.json {
+        write_groups_summary(&mut out, &summarize(&shards, &ends, &share_shards))?;
+    }
+    let printed = write_groups(&mut out, &shards, &ends, &filter, args.json)?
+        + write_share_states(&mut out, &share_shards, &share_ends, &filter, args.json)?;
     out.flush()?;
-    if printed == 0 {
-        if let Some(g) = &args.group {
-            eprintln!("kseg: no group {g} in {}", shown(&args.paths));
-            code = code.max(ExitCode::Findings);
-        }
+    if printed == 0 && !args.group.is_empty() {
+        let ids = args.group.join(", ");
+        eprintln!("kseg: no group {ids} in {}", shown(&args.paths));
+        code = code.max(ExitCode::Findings);
+    } else if printed == 0 && filter.narrows() {
+        eprintln!("kseg: no group matches the filters");
     }
     Ok(code)
 }

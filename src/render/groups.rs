@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use serde_json::{Map, Value, json};
 
 use super::time::utc;
+use crate::inspect::cluster::groups::filter::{GroupFilter, GroupsSummary, group_ids, total_lag};
 use crate::inspect::cluster::groups::lag::{ConsumerLogEnds, PartitionEnd};
 use crate::inspect::cluster::groups::offsets::{CommittedOffset, TopicPartition};
 use crate::inspect::cluster::groups::shard::Shard;
@@ -381,13 +382,42 @@ pub fn write_group_text(w: &mut impl Write, r: &GroupReport<'_>) -> io::Result<(
     Ok(())
 }
 
-/// Every group of `shards` (group `group` alone when given), with the lag
-/// against `ends`; returns how many it printed.
+/// The summary line printed before the groups.
+pub fn write_groups_summary(w: &mut impl Write, s: &GroupsSummary) -> io::Result<()> {
+    let counts = |m: &BTreeMap<&str, usize>| {
+        let parts: Vec<String> = m.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        parts.join(", ")
+    };
+    let lag = if s.measured > 0 {
+        format!(
+            ", lag {} over the {} whose partition is here",
+            s.lag, s.measured
+        )
+    } else {
+        String::new()
+    };
+    let share = if s.share_partitions > 0 {
+        format!("; {} share-partitions", s.share_partitions)
+    } else {
+        String::new()
+    };
+    writeln!(
+        w,
+        "Summary: {} groups ({}; {}), {} committed offsets{lag}{share}",
+        s.groups(),
+        counts(&s.by_type),
+        counts(&s.by_state),
+        s.offsets
+    )
+}
+
+/// Every group of `shards` that `filter` keeps, with the lag against
+/// `ends`; returns how many it printed.
 pub fn write_groups(
     out: &mut impl Write,
     shards: &[Shard],
     ends: &ConsumerLogEnds<'_>,
-    group: Option<&str>,
+    filter: &GroupFilter,
     json: bool,
 ) -> io::Result<usize> {
     let mut printed = 0usize;
@@ -395,11 +425,12 @@ pub fn write_groups(
     for shard in shards {
         let s = &shard.state;
         let log_ends = ends.get(shard.log_dir.as_path()).unwrap_or(&no_ends);
-        let mut ids: Vec<&str> = s.groups.keys().map(String::as_str).collect();
-        ids.extend(s.offsets.groups());
-        ids.sort_unstable();
-        ids.dedup();
-        for id in ids.into_iter().filter(|id| group.is_none_or(|g| g == *id)) {
+        for id in group_ids(shard) {
+            let offsets = s.offsets.committed.get(id);
+            let (lag, _) = total_lag(offsets, log_ends);
+            if !filter.keeps(id, s.groups.get(id), lag) {
+                continue;
+            }
             let pending: Vec<_> = s
                 .offsets
                 .pending
@@ -413,7 +444,7 @@ pub fn write_groups(
                 id,
                 shard: &shard.partition,
                 group: s.groups.get(id),
-                offsets: s.offsets.committed.get(id),
+                offsets,
                 pending: &pending,
                 log_ends,
                 share_state_partitions: s.share_state_partitions.get(id),

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
+use crate::inspect::cluster::groups::filter::GroupFilter;
 use crate::inspect::cluster::groups::lag::{PartitionEnd, ShareLogEnds};
 use crate::inspect::cluster::groups::shard::ShareStateShard;
 use crate::inspect::cluster::groups::share_state::{SharePartitionKey, SharePartitionState};
@@ -108,20 +109,25 @@ pub fn write_share_partition_text(
     Ok(())
 }
 
-/// Every share-partition of `shards` (of share group `group` alone when
-/// given), `ends[i]` where shard `i`'s topic-partitions end; returns how
-/// many it printed.
+/// Every share-partition of `shards` whose share group `filter` keeps
+/// by id and type (a share-partition has no group state or committed
+/// offset to choose it by, so `--state` and `--lagging` leave them out),
+/// `ends[i]` where shard `i`'s topic-partitions end; returns how many it
+/// printed.
 pub fn write_share_states(
     out: &mut impl Write,
     shards: &[ShareStateShard],
     ends: &[ShareLogEnds],
-    group: Option<&str>,
+    filter: &GroupFilter,
     json: bool,
 ) -> io::Result<usize> {
     let mut printed = 0;
+    let share_type =
+        filter.types.is_empty() || filter.types.iter().any(|t| t.eq_ignore_ascii_case("share"));
+    let by_group_alone = share_type && filter.states.is_empty() && !filter.lagging;
     for (shard, ends) in shards.iter().zip(ends) {
         for (key, state) in &shard.state.partitions {
-            if group.is_some_and(|g| g != key.0) {
+            if !by_group_alone || !filter.keeps_id(&key.0) {
                 continue;
             }
             let report = SharePartitionReport {

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 
 use super::time::{age, duration, utc};
-use crate::inspect::cluster::transactions::coordinator::TxnMetadata;
+use crate::inspect::cluster::transactions::coordinator::{TxnMetadata, TxnV2Fields};
 use crate::inspect::cluster::transactions::hanging::{AbortSpec, Status, Verdict};
 use crate::inspect::cluster::transactions::open::{OpenTxn, PartitionTxns};
 
@@ -55,7 +55,30 @@ pub fn id_json(r: &IdReport<'_>) -> Value {
         "txnLastUpdateTimestamp": m.last_update_timestamp,
         "timedOut": r.timed_out(),
         "recordOffset": m.record_offset,
+        "transactionVersion": m.v2.map_or(0, |v| v.client_transaction_version),
+        "previousProducerId": m.v2.map(|v| v.previous_producer_id),
+        "nextProducerId": m.v2.map(|v| v.next_producer_id),
+        "nextProducerEpoch": m.v2.map(|v| v.next_producer_epoch),
     })
+}
+
+/// What a v1 `TransactionLogValue` adds, in words: the client's
+/// transaction version and the producer ids around an epoch overflow.
+fn v2_text(v: &TxnV2Fields) -> String {
+    let mut parts = vec![match v.client_transaction_version {
+        2 => "transactions v2 (KIP-890: the epoch is bumped at every commit or abort)".to_string(),
+        n => format!("transaction version {n}"),
+    }];
+    if v.previous_producer_id >= 0 {
+        parts.push(format!("previous producer {}", v.previous_producer_id));
+    }
+    if v.next_producer_id >= 0 {
+        parts.push(format!(
+            "next producer {} epoch {}",
+            v.next_producer_id, v.next_producer_epoch
+        ));
+    }
+    parts.join(", ")
 }
 
 /// The transactional id in words.
@@ -82,6 +105,11 @@ pub fn write_id_text(w: &mut impl Write, r: &IdReport<'_>) -> io::Result<()> {
         utc(m.start_timestamp),
         utc(m.last_update_timestamp)
     )?;
+    if let Some(v2) = m.v2.filter(|v| {
+        v.client_transaction_version >= 2 || v.previous_producer_id >= 0 || v.next_producer_id >= 0
+    }) {
+        writeln!(w, "  {}", v2_text(&v2))?;
+    }
     if r.timed_out() {
         writeln!(
             w,

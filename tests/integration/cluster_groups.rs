@@ -344,6 +344,16 @@ fn group_types_generations_and_states_match_the_view_replayed_by_hand() {
     assert!(member["subscription"]["topics"].is_array(), "{member}");
 }
 
+/// A `TransactionLogValue` v1 field of record `r` (data `d`) as Kafka's
+/// reading gives it, its default where the record leaves it out; null for
+/// a v0 value, which has no such field.
+fn v1(r: &Value, d: &Value, name: &str, default: i64) -> Value {
+    if r["value"]["version"] == 0 || r["value"]["version"] == "0" {
+        return Value::Null;
+    }
+    d.get(name).cloned().unwrap_or(json!(default))
+}
+
 #[test]
 fn transactional_ids_match_the_last_value_per_id_in_the_view() {
     let v = view("internal-transaction-state");
@@ -383,6 +393,12 @@ fn transactional_ids_match_the_last_value_per_id_in_the_view() {
                             "timeoutMs": d["transactionTimeoutMs"],
                             "txnStartTimestamp": d["transactionStartTimestampMs"],
                             "txnLastUpdateTimestamp": d["transactionLastUpdateTimestampMs"],
+                            // TransactionLogValue v1's tagged fields
+                            // (transactions v2), absent at their defaults.
+                            "transactionVersion": d.get("clientTransactionVersion").cloned().unwrap_or(json!(0)),
+                            "previousProducerId": v1(r, d, "previousProducerId", -1),
+                            "nextProducerId": v1(r, d, "nextProducerId", -1),
+                            "nextProducerEpoch": v1(r, d, "nextProducerEpoch", -1),
                         }),
                     );
                 }
@@ -702,6 +718,36 @@ fn lag_is_the_log_end_offset_of_a_partition_in_the_same_log_dir_minus_the_commit
             );
         }
     }
+}
+
+#[test]
+fn lagging_keeps_the_groups_behind_a_partition_in_the_same_log_dir() {
+    // Before the tombstones at 96, acme-legacy-app has acme.clicks-3.
+    let tmp = tempfile::tempdir().unwrap();
+    let log_dir = offsets_log_dir(tmp.path(), Some(96));
+    copy_dir(
+        &root().join("codec-gzip/codec-0"),
+        &log_dir.join("acme.clicks-3"),
+    );
+    let out = kseg(["groups", "--json", log_dir.to_str().unwrap()]);
+    let behind: Vec<String> = json_lines(&out)
+        .into_iter()
+        .filter(|g| {
+            g["offsets"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|o| o["lag"].as_i64().is_some_and(|l| l > 0))
+        })
+        .map(|g| g["group"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(behind, ["acme-legacy-app"]);
+    let out = kseg(["groups", "--json", "--lagging", log_dir.to_str().unwrap()]);
+    let kept: Vec<String> = json_lines(&out)
+        .into_iter()
+        .map(|g| g["group"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kept, behind);
 }
 
 #[test]

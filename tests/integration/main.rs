@@ -3,6 +3,7 @@
 mod bad_input;
 mod cluster_config;
 mod cluster_groups;
+mod cluster_lists;
 mod cluster_metadata;
 mod corpus;
 mod corpus_dump;

@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::release_cases::unpacked;
-use super::util::{json_lines, kseg, stderr};
+use super::util::{copy_dir, json_lines, kseg, stderr};
 
 /// Every record of a case's log as Kafka read it: (offset, key, value).
 fn kafka_records(case: &Path) -> Vec<(i64, Value, Value)> {
@@ -198,14 +198,6 @@ fn a_share_partition_is_measured_against_its_topic_partitions_log_end() {
             && text.contains(&format!("log end {end}, {} behind", end - start)),
         "{text}"
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
-    }
 }
 
 /// Streams groups' records (Kafka 4.1 on) in the 4.1 and 4.2 cases all

@@ -38,6 +38,8 @@ pub enum LoadEvent<'a> {
         key: &'a Value,
         /// The decoded value's `data`, `None` for a tombstone.
         value: Option<&'a Value>,
+        /// The value's version (its first two bytes), `None` for a tombstone.
+        value_version: Option<i16>,
     },
     /// A record whose key's type (`__consumer_offsets`) or version
     /// (`__transaction_state`) no schema describes, which Kafka's loader
@@ -186,6 +188,7 @@ impl Walk<'_> {
                 producer_id: summary.producer_id,
                 key,
                 value,
+                value_version: value.and(record_type(record.value)),
             });
         }
         drop(decoded);
@@ -195,7 +198,8 @@ impl Walk<'_> {
     }
 }
 
-/// The 2-byte record type a coordinator record's key opens with.
+/// The 2-byte record type (or version) a coordinator record's key or
+/// value opens with.
 fn record_type(key: Option<&[u8]>) -> Option<i16> {
     let bytes = key?.get(..2)?;
     Some(i16::from_be_bytes([bytes[0], bytes[1]]))

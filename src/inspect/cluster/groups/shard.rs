@@ -41,6 +41,7 @@ pub fn load_shard(
                 producer_id,
                 key,
                 value,
+                ..
             } => state.apply(offset, producer_id, key, value),
             LoadEvent::UnknownType {
                 offset,

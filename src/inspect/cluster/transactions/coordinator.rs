@@ -32,6 +32,24 @@ pub struct TxnMetadata {
     pub last_update_timestamp: i64,
     /// The offset of the record it was read from.
     pub record_offset: i64,
+    /// Transactions v2 (KIP-890, `TransactionLogValue` v1's tagged
+    /// fields): what the value says, `None` for a v0 value.
+    pub v2: Option<TxnV2Fields>,
+}
+
+/// The fields `TransactionLogValue` v1 adds for transactions v2 (KIP-890),
+/// each as the record says it (-1 or 0 where it is left at its default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxnV2Fields {
+    /// The producer id before the last epoch overflow (`PreviousProducerId`).
+    pub previous_producer_id: i64,
+    /// The producer id the next epoch bump moves to (`NextProducerId`).
+    pub next_producer_id: i64,
+    /// The epoch going with it (`NextProducerEpoch`).
+    pub next_producer_epoch: i16,
+    /// The client's transaction version: 2 when the producer speaks
+    /// transactions v2 (`ClientTransactionVersion`; 0 when unset).
+    pub client_transaction_version: i64,
 }
 
 /// States in which the coordinator still has markers to write to the
@@ -44,8 +62,9 @@ pub const IN_FLIGHT: [&str; 4] = [
 ];
 
 impl TxnMetadata {
-    /// Reads a decoded `TransactionLogValue`'s data.
-    pub fn from_value(record_offset: i64, data: &Value) -> Self {
+    /// Reads a decoded `TransactionLogValue`'s data, of value version
+    /// `version` (v1 on carries [`TxnV2Fields`]).
+    pub fn from_value(record_offset: i64, version: i64, data: &Value) -> Self {
         let int = |name: &str| data.get(name).and_then(Value::as_i64).unwrap_or(-1);
         let status = int("transactionStatus");
         let partitions = data
@@ -73,6 +92,15 @@ impl TxnMetadata {
             start_timestamp: int("transactionStartTimestampMs"),
             last_update_timestamp: int("transactionLastUpdateTimestampMs"),
             record_offset,
+            v2: (version >= 1).then(|| TxnV2Fields {
+                previous_producer_id: int("previousProducerId"),
+                next_producer_id: int("nextProducerId"),
+                next_producer_epoch: i16::try_from(int("nextProducerEpoch")).unwrap_or(-1),
+                client_transaction_version: data
+                    .get("clientTransactionVersion")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0),
+            }),
         }
     }
 
@@ -111,7 +139,11 @@ impl CoordinatorTxns {
             progress,
             &mut |event| {
                 let LoadEvent::Record {
-                    offset, key, value, ..
+                    offset,
+                    key,
+                    value,
+                    value_version,
+                    ..
                 } = event
                 else {
                     return;
@@ -128,7 +160,9 @@ impl CoordinatorTxns {
                         ids.remove(id);
                     }
                     Some(data) => {
-                        ids.insert(id.to_string(), TxnMetadata::from_value(offset, data));
+                        let version = i64::from(value_version.unwrap_or(0));
+                        let meta = TxnMetadata::from_value(offset, version, data);
+                        ids.insert(id.to_string(), meta);
                     }
                 }
             },

@@ -176,6 +176,7 @@ mod tests {
                 start_timestamp: 0,
                 last_update_timestamp: 0,
                 record_offset: 0,
+                v2: None,
             },
         );
         c
