@@ -291,7 +291,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__groups)
-            opts="-h -V --group --json --help --version"
+            opts="-h -V --group --state --type --lagging --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -299,6 +299,14 @@ _kseg() {
             case "${prev}" in
                 --group)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --type)
+                    COMPREPLY=($(compgen -W "classic consumer share streams" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -757,7 +765,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__transactions)
-            opts="-h -V --now --max-transaction-timeout-ms --transaction-partitions --json --help --version"
+            opts="-h -V --now --max-transaction-timeout-ms --transaction-partitions --transactional-id --state --hanging --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -772,6 +780,14 @@ _kseg() {
                     return 0
                     ;;
                 --transaction-partitions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --transactional-id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --state)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

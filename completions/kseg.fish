@@ -175,14 +175,23 @@ complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l under-min-isr-par
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l json -d 'One JSON object'
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -s V -l version -d 'Print version'
-complete -c kseg -n "__fish_kseg_using_subcommand groups" -l group -d 'Only this group' -r
-complete -c kseg -n "__fish_kseg_using_subcommand groups" -l json -d 'One JSON object per group'
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l group -d 'Only this group (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l state -d 'Only groups in this state: Empty, Stable, Assigning, Reconciling, NotReady (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l type -d 'Only groups of this type (repeatable)' -r -f -a "classic\t''
+consumer\t''
+share\t''
+streams\t''"
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l lagging -d 'Only groups with a committed offset behind its partition\'s log end (partitions in the same log dir)'
+complete -c kseg -n "__fish_kseg_using_subcommand groups" -l json -d 'One JSON object per group and per share-partition (no summary line)'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand groups" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l now -d 'The clock: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l max-transaction-timeout-ms -d 'transaction.max.timeout.ms: an open transaction idle longer is a candidate for hanging' -r
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l transaction-partitions -d 'transaction.state.log.num.partitions: how many __transaction_state partitions there are [default: from the log dir\'s metadata image, else 50]' -r
-complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l json -d 'One JSON object per transactional id and per open transaction'
+complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l transactional-id -d 'Only this transactional id, and its producer\'s open transactions (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l state -d 'Only transactional ids in this state: Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, Dead, PrepareEpochFence (repeatable)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l hanging -d 'Only the open transactions that hang, no transactional ids'
+complete -c kseg -n "__fish_kseg_using_subcommand transactions" -l json -d 'One JSON object per transactional id and per open transaction (no summary line)'
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand transactions" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand generate" -l out-dir -d 'Directory to write into' -r -F

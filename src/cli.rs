@@ -7,6 +7,7 @@ use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use kseg::format::properties::parse_properties;
 use kseg::inspect::cluster::groups::filter::GroupFilter;
 use kseg::inspect::cluster::metadata::health::PartitionFilter;
+use kseg::inspect::cluster::transactions::filter::TxnFilter;
 use kseg::inspect::producer::state::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
 use kseg::inspect::retention::settings::RetentionFlags;
 
@@ -631,9 +632,29 @@ pub struct TransactionsArgs {
     /// transaction.state.log.num.partitions: how many __transaction_state partitions there are [default: from the log dir's metadata image, else 50]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(i32).range(1..))]
     pub transaction_partitions: Option<i32>,
-    /// One JSON object per transactional id and per open transaction
+    /// Only this transactional id, and its producer's open transactions (repeatable)
+    #[arg(long, value_name = "ID")]
+    pub transactional_id: Vec<String>,
+    /// Only transactional ids in this state: Empty, Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, Dead, PrepareEpochFence (repeatable)
+    #[arg(long, value_name = "STATE")]
+    pub state: Vec<String>,
+    /// Only the open transactions that hang, no transactional ids
+    #[arg(long)]
+    pub hanging: bool,
+    /// One JSON object per transactional id and per open transaction (no summary line)
     #[arg(long)]
     pub json: bool,
+}
+
+impl TransactionsArgs {
+    /// What to list.
+    pub fn filter(&self) -> TxnFilter {
+        TxnFilter {
+            ids: self.transactional_id.clone(),
+            states: self.state.clone(),
+            hanging: self.hanging,
+        }
+    }
 }
 
 /// How `kseg export` writes records.

@@ -114,7 +114,7 @@ pub fn run(args: &GroupsArgs) -> anyhow::Result<ExitCode> {
     for shard in &share_shards {
         share_ends.push(share_partition_ends(shard)?);
     }
-    if !args.json {
+    if !args.json && args.group.is_empty() {
         write_groups_summary(&mut out, &summarize(&shards, &ends, &share_shards))?;
     }
     let printed = write_groups(&mut out, &shards, &ends, &filter, args.json)?

@@ -7,11 +7,12 @@ use std::path::PathBuf;
 use kseg::inspect::cluster::groups::replicas::pick_replicas;
 use kseg::inspect::cluster::transactions::coordinator::CoordinatorTxns;
 use kseg::inspect::cluster::transactions::coverage::{Coverage, PartitionCount};
+use kseg::inspect::cluster::transactions::filter::TxnSummary;
 use kseg::inspect::cluster::transactions::hanging::{Status, abort_spec, judge};
-use kseg::inspect::cluster::transactions::open::open_transactions;
+use kseg::inspect::cluster::transactions::open::{PartitionTxns, open_transactions};
 use kseg::logdir::Partition;
 use kseg::render::transactions::{
-    IdReport, OpenReport, id_json, open_json, write_id_text, write_open_text,
+    IdReport, OpenReport, id_json, open_json, write_id_text, write_open_text, write_txn_summary,
 };
 use kseg::schema::InternalTopic;
 
@@ -86,8 +87,23 @@ pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
         bar.inc(p.segments.iter().map(|s| s.log_size()).sum());
     }
     bar.finish_and_clear();
+    let judged = judge_all(&open, &coordinator, &coverage, now, args);
+    if judged.iter().any(|r| r.verdict.status == Status::Hanging) {
+        code = code.max(ExitCode::Findings);
+    }
+    let filter = args.filter();
     let mut out = BufWriter::new(io::stdout().lock());
+    if !args.json && args.transactional_id.is_empty() {
+        let verdicts = judged.iter().map(|r| &r.verdict);
+        write_txn_summary(
+            &mut out,
+            &TxnSummary::of(coordinator.ids.values(), verdicts),
+        )?;
+    }
     for (id, meta) in &coordinator.ids {
+        if !filter.keeps_id(id, meta) {
+            continue;
+        }
         let r = IdReport {
             id,
             meta,
@@ -105,36 +121,41 @@ pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
             "no __transaction_state partition here: whether an open transaction hangs cannot be told"
         )?;
     }
-    for partition in &open {
+    for r in judged.iter().filter(|r| filter.keeps_open(&r.verdict)) {
+        if args.json {
+            writeln!(out, "{}", open_json(r))?;
+        } else {
+            write_open_text(&mut out, r)?;
+        }
+    }
+    out.flush()?;
+    Ok(code)
+}
+
+/// Every open transaction of `open` with kseg's verdict on it.
+fn judge_all<'a>(
+    open: &'a [PartitionTxns],
+    coordinator: &CoordinatorTxns,
+    coverage: &Coverage,
+    now: i64,
+    args: &TransactionsArgs,
+) -> Vec<OpenReport<'a>> {
+    let mut reports = Vec::new();
+    for partition in open {
         let (topic, number) = match &partition.topic_partition {
             Some((t, n)) => (t.as_str(), *n),
             None => (partition.name.as_str(), 0),
         };
         for txn in &partition.open {
-            let verdict = judge(
-                txn,
-                (topic, number),
-                &coordinator,
-                &coverage,
-                now,
-                args.max_transaction_timeout_ms,
-            );
-            if verdict.status == Status::Hanging {
-                code = code.max(ExitCode::Findings);
-            }
-            let r = OpenReport {
+            let max = args.max_transaction_timeout_ms;
+            let verdict = judge(txn, (topic, number), coordinator, coverage, now, max);
+            reports.push(OpenReport {
                 partition,
                 txn,
                 verdict,
                 abort: abort_spec(txn, (topic, number)),
-            };
-            if args.json {
-                writeln!(out, "{}", open_json(&r))?;
-            } else {
-                write_open_text(&mut out, &r)?;
-            }
+            });
         }
     }
-    out.flush()?;
-    Ok(code)
+    reports
 }

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::time::{age, duration, utc};
 use crate::inspect::cluster::transactions::coordinator::{TxnMetadata, TxnV2Fields};
+use crate::inspect::cluster::transactions::filter::TxnSummary;
 use crate::inspect::cluster::transactions::hanging::{AbortSpec, Status, Verdict};
 use crate::inspect::cluster::transactions::open::{OpenTxn, PartitionTxns};
 
@@ -118,6 +119,28 @@ pub fn write_id_text(w: &mut impl Write, r: &IdReport<'_>) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The summary line printed before the transactional ids.
+pub fn write_txn_summary(w: &mut impl Write, s: &TxnSummary) -> io::Result<()> {
+    let states: Vec<String> = s.by_state.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let states = if states.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", states.join(", "))
+    };
+    let unknown = if s.unknown > 0 {
+        format!(", {} not judged", s.unknown)
+    } else {
+        String::new()
+    };
+    writeln!(
+        w,
+        "Summary: {} transactional ids{states}; {} open transactions in the data partitions read, {} hanging{unknown}",
+        s.ids(),
+        s.open,
+        s.hanging
+    )
 }
 
 /// One open transaction, as printed.

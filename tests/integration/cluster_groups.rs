@@ -494,6 +494,22 @@ fn an_open_transaction_the_coordinator_lacks_is_hanging() {
         "{abort}"
     );
     assert_eq!(t["highWatermark"], t["logEndOffset"]);
+    // --hanging lists it alone, after a summary that counts it.
+    let now = (last + 900_001).to_string();
+    let dir = log_dir.to_str().unwrap();
+    let hanging = kseg(["transactions", "--hanging", "--now", &now, dir]);
+    let text = super::util::stdout(&hanging);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with("Summary: ")
+            && lines[0].ends_with("1 open transactions in the data partitions read, 1 hanging"),
+        "{text}"
+    );
+    assert!(
+        lines[1].starts_with("open transaction in txn-0: ") && lines[2].starts_with("  HANGING"),
+        "{text}"
+    );
+    assert!(lines[3..].iter().all(|l| l.starts_with("  ")), "{text}");
     // A high watermark below the transaction's start is the last stable offset.
     std::fs::write(
         log_dir.join("replication-offset-checkpoint"),

@@ -91,3 +91,48 @@ fn groups_are_chosen_by_id_state_type_and_lag() {
     ]);
     assert!(out.status.success() && stderr(&out).contains("no group matches the filters"));
 }
+
+const TXN: &str = "internal-transaction-state/__transaction_state-0";
+
+/// Every transactional id `kseg transactions --json` lists, with its state.
+fn ids(args: &[&str]) -> BTreeMap<String, String> {
+    let dir = root().join(TXN);
+    let mut full = vec!["transactions", "--json"];
+    full.extend_from_slice(args);
+    full.push(dir.to_str().unwrap());
+    json_lines(&kseg(full))
+        .into_iter()
+        .filter_map(|o| {
+            let id = o.get("transactionalId")?.as_str()?.to_string();
+            Some((id, o["state"].as_str()?.to_string()))
+        })
+        .collect()
+}
+
+#[test]
+fn transactions_are_summarised_then_chosen_by_id_and_state() {
+    let all = ids(&[]);
+    let mut by_state: BTreeMap<&str, usize> = BTreeMap::new();
+    for state in all.values() {
+        *by_state.entry(state).or_default() += 1;
+    }
+    let states: Vec<String> = by_state.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let text = stdout(&kseg(["transactions", root().join(TXN).to_str().unwrap()]));
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with(&format!(
+            "Summary: {} transactional ids ({}); ",
+            all.len(),
+            states.join(", ")
+        )),
+        "{first}"
+    );
+    let (state, _) = by_state.iter().min_by_key(|(_, n)| **n).unwrap();
+    let kept = ids(&["--state", &state.to_uppercase()]);
+    assert!(!kept.is_empty() && kept.len() < all.len());
+    assert!(kept.values().all(|s| s == state), "{kept:?}");
+    let some: Vec<&String> = all.keys().take(2).collect();
+    let kept = ids(&["--transactional-id", some[0], "--transactional-id", some[1]]);
+    assert_eq!(kept.keys().collect::<Vec<_>>(), some);
+    assert!(ids(&["--hanging"]).is_empty());
+}

@@ -7,5 +7,6 @@
 
 pub mod coordinator;
 pub mod coverage;
+pub mod filter;
 pub mod hanging;
 pub mod open;
