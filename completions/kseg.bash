@@ -701,7 +701,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__retention__subcmd__report)
-            opts="-h -V --config --config-file --kafka-version --now --log-start-offset --high-watermark --json --metadata --server-properties --help --version"
+            opts="-h -V --config --config-file --kafka-version --now --log-start-offset --high-watermark --topic --deletable-now --with-warnings --json --metadata --server-properties --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -728,6 +728,10 @@ _kseg() {
                     return 0
                     ;;
                 --high-watermark)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

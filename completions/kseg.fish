@@ -111,8 +111,11 @@ complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l kafka-ver
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l now -d 'The clock: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l log-start-offset -d 'The log start offset [default: log-start-offset-checkpoint, else the first segment\'s base offset]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l high-watermark -d 'The high watermark [default: replication-offset-checkpoint, else the log end offset]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l topic -d 'Only this topic\'s partitions (repeatable)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l metadata -d 'The metadata log to take topic configs from: a __cluster_metadata-0 directory or the log dir holding one [default: the log dir\'s own, when it has one]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l server-properties -d 'The broker\'s server.properties: its log.* settings are the STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes, transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l deletable-now -d 'Only partitions a retention check now deletes segments from'
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l with-warnings -d 'Only partitions with a warning (old timestamps, small segments, a compacted topic, ...)'
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l json -d 'One JSON object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -s V -l version -d 'Print version'

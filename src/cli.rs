@@ -9,6 +9,7 @@ use kseg::inspect::cluster::groups::filter::GroupFilter;
 use kseg::inspect::cluster::metadata::health::PartitionFilter;
 use kseg::inspect::cluster::transactions::filter::TxnFilter;
 use kseg::inspect::producer::state::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
+use kseg::inspect::retention::report::RetentionFilter;
 use kseg::inspect::retention::settings::RetentionFlags;
 
 /// Offline inspection and repair of Apache Kafka's on-disk logs.
@@ -538,6 +539,15 @@ pub struct RetentionReportArgs {
     /// The high watermark [default: replication-offset-checkpoint, else the log end offset]
     #[arg(long)]
     pub high_watermark: Option<i64>,
+    /// Only this topic's partitions (repeatable)
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Vec<String>,
+    /// Only partitions a retention check now deletes segments from
+    #[arg(long)]
+    pub deletable_now: bool,
+    /// Only partitions with a warning (old timestamps, small segments, a compacted topic, ...)
+    #[arg(long)]
+    pub with_warnings: bool,
     /// One JSON object per partition
     #[arg(long)]
     pub json: bool,
@@ -547,6 +557,15 @@ pub struct RetentionReportArgs {
 }
 
 impl RetentionReportArgs {
+    /// The partitions to list.
+    pub fn filter(&self) -> RetentionFilter {
+        RetentionFilter {
+            topics: self.topic.clone(),
+            deletable_now: self.deletable_now,
+            with_warnings: self.with_warnings,
+        }
+    }
+
     /// `--config-file` then `--config`, read and checked.
     pub fn flags(&self) -> anyhow::Result<RetentionFlags> {
         let file = match &self.config_file {

@@ -30,6 +30,7 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
     let ctx = super::cluster_args::context(log_dir.as_deref(), &args.cluster, major)?;
     let mut out = std::io::stdout().lock();
     let mut summary = LogDirSummary::default();
+    let filter = args.filter();
     for pending in &targets {
         let target = pending.open()?;
         let topic = target
@@ -37,6 +38,9 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
             .topic_partition
             .as_ref()
             .map(|(t, _)| t.as_str());
+        if !filter.keeps_topic(topic) {
+            continue;
+        }
         let settings = settings_for(&ctx, &flags, topic).map_err(anyhow::Error::msg)?;
         for ignored in &settings.ignored {
             eprintln!("kseg: {ignored}");
@@ -50,6 +54,9 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
         let config = &settings.retention;
         let report = report_partition(&target.partition, config, inputs)?;
         let warning = policy_warning(&target.partition, topic, config)?;
+        if !filter.keeps(&report, warning.is_some()) {
+            continue;
+        }
         let names = settings.shown();
         if args.json {
             serde_json::to_writer(
@@ -77,7 +84,9 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
     if !args.json {
         write_ignored(&mut out, "", &ctx.ignored())?;
     }
-    if targets.len() > 1 && !args.json {
+    if summary.is_empty() && !targets.is_empty() {
+        eprintln!("kseg: no partition matches the filters");
+    } else if targets.len() > 1 && !args.json {
         summary.write(&mut out, max_map_count())?;
     }
     Ok(ExitCode::Ok)

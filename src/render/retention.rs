@@ -297,6 +297,11 @@ impl LogDirSummary {
         }
     }
 
+    /// Whether no partition was added.
+    pub fn is_empty(&self) -> bool {
+        self.partitions == 0
+    }
+
     fn keep_oldest(&mut self) {
         self.rows.sort_by_key(|(age, _)| std::cmp::Reverse(*age));
         self.rows.truncate(SUMMARY_ROWS);

@@ -509,3 +509,31 @@ fn compaction_view(
         batches_with_delete_horizon,
     })
 }
+
+/// Which partitions `kseg retention-report` lists on a log dir; every
+/// field empty or false keeps all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RetentionFilter {
+    /// Only these topics' partitions.
+    pub topics: Vec<String>,
+    /// Only partitions a retention check now deletes segments from.
+    pub deletable_now: bool,
+    /// Only partitions with a warning (old timestamps, small segments, a
+    /// compacted topic read with delete settings, …).
+    pub with_warnings: bool,
+}
+
+impl RetentionFilter {
+    /// Whether a partition of `topic` is read at all.
+    pub fn keeps_topic(&self, topic: Option<&str>) -> bool {
+        self.topics.is_empty() || topic.is_some_and(|t| self.topics.iter().any(|x| x == t))
+    }
+
+    /// Whether a partition with this report (and the topic-policy
+    /// warning, if any) is listed.
+    pub fn keeps(&self, report: &PartitionRetention, policy_warning: bool) -> bool {
+        let deletes = report.pass_now.steps.iter().any(|s| !s.deleted.is_empty());
+        (!self.deletable_now || deletes)
+            && (!self.with_warnings || policy_warning || !report.warnings.is_empty())
+    }
+}
