@@ -6,8 +6,9 @@
 use serde_json::{Value, json};
 
 use super::decode::{DecodeError, decode_message};
+use super::emit::TextEmitter;
 use super::registry::registry;
-use super::topics::{Decoded, DecodedRecord};
+use super::topics::{Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_text};
 use crate::format::ControlType;
 use crate::format::cursor::Cursor;
 
@@ -75,5 +76,40 @@ pub fn decode_control(key: Option<&[u8]>, value: Option<&[u8]>) -> DecodedRecord
                 Decoded::Json,
             )
         }),
+    }
+}
+
+/// A record of a batch of `topic`: a control record (`is_control`, the
+/// batch's attribute) by its control schemas, else a data record of the
+/// topic.
+pub fn decode_in_batch(
+    topic: InternalTopic,
+    is_control: bool,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+) -> DecodedRecord {
+    if is_control {
+        decode_control(key, value)
+    } else {
+        decode_record(topic, key, value)
+    }
+}
+
+/// [`decode_in_batch`] as compact JSON text (`e` is reused scratch space).
+pub fn decode_in_batch_text(
+    topic: InternalTopic,
+    is_control: bool,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    e: &mut TextEmitter,
+) -> DecodedRecord<String> {
+    if is_control {
+        let d = decode_control(key, value);
+        DecodedRecord {
+            key: d.key.map(|v| v.to_string()),
+            value: d.value.map(|v| v.to_string()),
+        }
+    } else {
+        decode_record_text(topic, key, value, e)
     }
 }

@@ -19,7 +19,7 @@ pub mod releases;
 pub mod spec;
 pub mod topics;
 
-pub use control::decode_control;
+pub use control::{decode_control, decode_in_batch, decode_in_batch_text};
 pub use decode::DecodeError;
 pub use topics::{
     Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_text, newer_than_known,

@@ -12,8 +12,7 @@ use kseg::logdir::{LogDirError, PageCacheGuard};
 use kseg::render::dump::RecordOptions;
 use kseg::schema::emit::TextEmitter;
 use kseg::schema::{
-    Decoded, DecodedRecord, InternalTopic, decode_control, decode_record, decode_record_text,
-    newer_than_known,
+    Decoded, DecodedRecord, InternalTopic, decode_in_batch, decode_in_batch_text, newer_than_known,
 };
 use serde_json::Value;
 
@@ -100,25 +99,14 @@ impl LogDump<'_, '_> {
                 // Text output takes decoded records as JSON text, written
                 // straight from the bytes.
                 Some(topic) if self.printer.prints_text() => {
-                    let d = if summary.is_control {
-                        let d = decode_control(record.key, record.value);
-                        DecodedRecord {
-                            key: d.key.map(|v| v.to_string()),
-                            value: d.value.map(|v| v.to_string()),
-                        }
-                    } else {
-                        decode_record_text(topic, record.key, record.value, &mut self.text)
-                    };
+                    let (k, v) = (record.key, record.value);
+                    let d = decode_in_batch_text(topic, s.is_control, k, v, &mut self.text);
                     let newer = newer(self.path, &mut self.code, topic, &d, record);
                     self.printer
                         .record(s, record, c, Some((topic, &d)), opts, newer.as_deref())?;
                 }
                 Some(topic) => {
-                    let d = if summary.is_control {
-                        decode_control(record.key, record.value)
-                    } else {
-                        decode_record(topic, record.key, record.value)
-                    };
+                    let d = decode_in_batch(topic, s.is_control, record.key, record.value);
                     let newer = newer(self.path, &mut self.code, topic, &d, record);
                     self.printer
                         .record(s, record, c, Some((topic, &d)), opts, newer.as_deref())?;
