@@ -242,3 +242,43 @@ fn streams_records_for_a_consumer_group_are_refused_at_their_offsets() {
         }
     }
 }
+
+/// `kseg transactions` on each release's data partition: the open
+/// transactions are those Kafka's reading of the newest producer snapshot
+/// holds (an entry with a current transaction's first offset; the
+/// idempotent producers of these cases have none), and every producer of
+/// the snapshot is rebuilt without a finding.
+#[test]
+fn each_releases_data_partition_holds_the_open_transactions_its_snapshot_says() {
+    for release in ["3.7", "3.8", "3.9", "4.0", "4.1", "4.2"] {
+        let case = unpacked(release).join("data-idempotent");
+        let view: Value =
+            serde_json::from_str(&std::fs::read_to_string(case.join("kafka-view.json")).unwrap())
+                .unwrap();
+        let snapshots = view["partition"]["producerSnapshots"].as_array().unwrap();
+        let newest = snapshots.last().unwrap();
+        let entries = newest["entries"].as_array().unwrap();
+        assert!(!entries.is_empty(), "{release}");
+        let open: Vec<(i64, i64)> = entries
+            .iter()
+            .filter(|e| !e["currentTxnFirstOffset"].is_null())
+            .map(|e| {
+                (
+                    e["producerId"].as_i64().unwrap(),
+                    e["currentTxnFirstOffset"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        let dir = case.join("acme.orders-0");
+        let out = kseg(["transactions", "--json", dir.to_str().unwrap()]);
+        assert!(out.status.success(), "{release}: {}", stderr(&out));
+        let printed: Vec<(i64, i64)> = json_lines(&out)
+            .into_iter()
+            .filter_map(|o| {
+                let t = o.get("openTransaction")?;
+                Some((t["producerId"].as_i64()?, t["firstOffset"].as_i64()?))
+            })
+            .collect();
+        assert_eq!(printed, open, "{release}");
+    }
+}
