@@ -32,6 +32,7 @@ mod rebuild_index;
 mod recover_salvage;
 mod regressions;
 mod release_cases;
+mod release_metadata;
 mod releases;
 mod repair_safety;
 mod salvage;
