@@ -10,7 +10,7 @@ use crate::inspect::cluster::metadata::configs::{ConfigMap, SetBy};
 use crate::inspect::cluster::metadata::health::{
     HealthReport, Listed, PartitionFilter, PartitionHealth, Summary,
 };
-use crate::inspect::cluster::metadata::image::{Endpoint, MetadataImage};
+use crate::inspect::cluster::metadata::image::{Endpoint, MetadataImage, SupportedFeature};
 use crate::inspect::cluster::metadata::load::LoadedImage;
 use crate::inspect::cluster::metadata::replay::Transaction;
 use crate::inspect::cluster::metadata::stray::{ReplicaMatch, StrayReason, StrayReport};
@@ -147,6 +147,8 @@ fn write_partitions(w: &mut dyn Write, r: &HealthReport, f: &PartitionFilter) ->
         "partition epoch",
         "replicas",
         "isr",
+        "elr",
+        "last known elr",
         "problems",
     ]);
     for l in &r.listed {
@@ -160,6 +162,8 @@ fn write_partitions(w: &mut dyn Write, r: &HealthReport, f: &PartitionFilter) ->
             p.partition_epoch.to_string(),
             list(&p.replicas),
             list(&p.isr),
+            list(&p.eligible_leader_replicas),
+            list(&p.last_known_elr),
             problems(&l.health),
         ]);
     }
@@ -175,15 +179,22 @@ fn write_cluster(w: &mut dyn Write, image: &MetadataImage) -> io::Result<()> {
         "controlled shutdown",
         "rack",
         "endpoints",
+        "log dirs",
     ]);
     for b in image.brokers.values() {
+        let zk = if b.is_migrating_zk_broker {
+            " (ZooKeeper broker, migrating)"
+        } else {
+            ""
+        };
         table.add_row([
             b.id.to_string(),
             b.epoch.to_string(),
             b.fenced.to_string(),
             b.in_controlled_shutdown.to_string(),
             b.rack.clone().unwrap_or_default(),
-            endpoints(&b.endpoints),
+            format!("{}{zk}", endpoints(&b.endpoints)),
+            b.log_dirs.join(", "),
         ]);
     }
     table.write(w)?;
@@ -285,6 +296,7 @@ pub fn write_text(
     }
     write_summary(w, &report.summary)?;
     write_cluster(w, &r.image)?;
+    super::quorum::write_text(w, &r.quorum)?;
     write_rest(w, &r.image)?;
     write_partitions(w, report, f)?;
     write_configs(w, &r.image, f)
@@ -347,6 +359,14 @@ fn endpoints_json(e: &[Endpoint]) -> Value {
         .collect()
 }
 
+fn features_json(f: &[SupportedFeature]) -> Value {
+    f.iter()
+        .map(
+            |f| json!({"name": f.name, "minSupportedVersion": f.min, "maxSupportedVersion": f.max}),
+        )
+        .collect()
+}
+
 fn partition_json(l: &Listed) -> Value {
     let p = l.image;
     let h = &l.health;
@@ -395,13 +415,17 @@ fn cluster_json(image: &MetadataImage) -> (Value, Value) {
                 "id": b.id, "epoch": b.epoch, "incarnationId": b.incarnation_id, "fenced": b.fenced,
                 "inControlledShutdown": b.in_controlled_shutdown, "rack": b.rack,
                 "endpoints": endpoints_json(&b.endpoints), "logDirs": b.log_dirs,
+                "isMigratingZkBroker": b.is_migrating_zk_broker, "features": features_json(&b.features),
             })
         })
         .collect();
     let controllers = image
         .controllers
         .values()
-        .map(|c| json!({"id": c.id, "incarnationId": c.incarnation_id, "endpoints": endpoints_json(&c.endpoints)}))
+        .map(|c| {
+            json!({"id": c.id, "incarnationId": c.incarnation_id, "zkMigrationReady": c.zk_migration_ready,
+                   "endpoints": endpoints_json(&c.endpoints), "features": features_json(&c.features)})
+        })
         .collect();
     (brokers, controllers)
 }
@@ -459,6 +483,8 @@ pub fn to_json(
         "topics": topics_json(image, report, f),
         "brokers": brokers,
         "controllers": controllers,
+        "voters": super::quorum::voters_json(&r.quorum),
+        "kraftVersion": super::quorum::kraft_version_json(&r.quorum),
         "features": image.features,
         "clientQuotas": quotas,
         "aclCount": image.acls.len(),

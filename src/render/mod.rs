@@ -12,6 +12,7 @@ pub mod index_rebuild;
 pub mod locate;
 pub mod metadata;
 pub mod output_format;
+pub mod quorum;
 pub mod recovery;
 pub mod retention;
 pub mod salvage;

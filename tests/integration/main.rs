@@ -33,6 +33,7 @@ mod rebuild_index;
 mod recover_salvage;
 mod regressions;
 mod release_cases;
+mod release_metadata;
 mod release_replay;
 mod releases;
 mod repair_safety;

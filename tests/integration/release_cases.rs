@@ -6,37 +6,11 @@
 //! producer snapshots.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::util::{json_lines, kseg, repo};
-
-/// One release's cases, unpacked once under the target directory (into a
-/// directory named by the archive's checksum, renamed into place so
-/// parallel runs never see half of it).
-pub fn unpacked(release: &str) -> PathBuf {
-    let archive = repo().join(format!("tests/releases/{release}.tar.zst"));
-    let bytes = std::fs::read(&archive).unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
-    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let dir = base.join(format!(
-        "kseg-release-{release}-{:08x}",
-        crc32fast::hash(&bytes)
-    ));
-    if !dir.is_dir() {
-        let tmp = base.join(format!(
-            "kseg-release-unpacking-{release}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&tmp);
-        let decoder = zstd::stream::read::Decoder::new(bytes.as_slice()).unwrap();
-        tar::Archive::new(decoder).unpack(&tmp).unwrap();
-        if std::fs::rename(&tmp, &dir).is_err() {
-            let _ = std::fs::remove_dir_all(&tmp);
-        }
-    }
-    dir.join(release)
-}
+use super::util::{json_lines, kseg, repo, unpacked};
 
 /// A view's key or value without the raw bytes kept beside Kafka's decoding.
 fn decoded_members(view: &Value) -> Value {

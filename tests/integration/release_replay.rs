@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::release_cases::unpacked;
+use super::util::unpacked;
 use super::util::{copy_dir, json_lines, kseg, stderr};
 
 /// Every record of a case's log as Kafka read it: (offset, key, value).

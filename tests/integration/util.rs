@@ -119,3 +119,29 @@ pub fn load_at(recovery_point: Option<i64>) -> kseg::inspect::recovery::partitio
         },
     }
 }
+
+/// One release's cases (`tests/releases/<release>.tar.zst`), unpacked once under the target directory (into a
+/// directory named by the archive's checksum, renamed into place so
+/// parallel runs never see half of it).
+pub fn unpacked(release: &str) -> PathBuf {
+    let archive = repo().join(format!("tests/releases/{release}.tar.zst"));
+    let bytes = std::fs::read(&archive).unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
+    let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let dir = base.join(format!(
+        "kseg-release-{release}-{:08x}",
+        crc32fast::hash(&bytes)
+    ));
+    if !dir.is_dir() {
+        let tmp = base.join(format!(
+            "kseg-release-unpacking-{release}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let decoder = zstd::stream::read::Decoder::new(bytes.as_slice()).unwrap();
+        tar::Archive::new(decoder).unpack(&tmp).unwrap();
+        if std::fs::rename(&tmp, &dir).is_err() {
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+    }
+    dir.join(release)
+}

@@ -11,7 +11,8 @@ use serde_json::Value;
 
 use super::configs::{ConfigValue, SetBy};
 use super::image::{
-    BrokerImage, ControllerImage, Endpoint, MetadataImage, PartitionImage, ProducerIds, TopicImage,
+    BrokerImage, ControllerImage, Endpoint, MetadataImage, PartitionImage, ProducerIds,
+    SupportedFeature, TopicImage,
 };
 
 /// Why a record was not applied.
@@ -53,6 +54,19 @@ fn texts(data: &Value, name: &str) -> Option<Vec<String>> {
     })
 }
 
+fn supported_features(data: &Value) -> Vec<SupportedFeature> {
+    data.get("features")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|f| SupportedFeature {
+            name: text(f, "name").unwrap_or_default(),
+            min: int(f, "minSupportedVersion").unwrap_or(0) as i16,
+            max: int(f, "maxSupportedVersion").unwrap_or(0) as i16,
+        })
+        .collect()
+}
+
 fn endpoints(data: &Value) -> Vec<Endpoint> {
     data.get("endPoints")
         .and_then(Value::as_array)
@@ -80,6 +94,7 @@ pub fn apply(
         "PARTITION_RECORD" => partition(image, data),
         "PARTITION_CHANGE_RECORD" => partition_change(image, data),
         "REMOVE_TOPIC_RECORD" => remove_topic(image, data),
+        "CLEAR_ELR_RECORD" => clear_elr(image, data),
         "REGISTER_BROKER_RECORD" => register_broker(image, data),
         "UNREGISTER_BROKER_RECORD" => {
             image.brokers.remove(&(req_int(data, "brokerId")? as i32));
@@ -193,6 +208,35 @@ fn partition_change(image: &mut MetadataImage, data: &Value) -> Result<(), Refus
     Ok(())
 }
 
+/// KIP-966's `ClearElrRecord` (Kafka 4.0 on): the named topic's, or with
+/// an empty name every topic's, partitions lose their eligible and last
+/// known leader replicas; each partition that had either gets a new
+/// partition epoch, as a `PartitionChangeRecord` setting both empty does
+/// (`TopicsDelta.replay(ClearElrRecord)`, `TopicDelta.maybeClearElr`). A
+/// name no topic has is refused, as Kafka's delta throws on it.
+fn clear_elr(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+    let name = text(data, "topicName").unwrap_or_default();
+    let mut found = false;
+    for topic in image.topics.values_mut() {
+        if !name.is_empty() && topic.name != name {
+            continue;
+        }
+        found = true;
+        for p in topic.partitions.values_mut() {
+            if !p.eligible_leader_replicas.is_empty() || !p.last_known_elr.is_empty() {
+                p.eligible_leader_replicas.clear();
+                p.last_known_elr.clear();
+                p.partition_epoch = p.partition_epoch.wrapping_add(1);
+            }
+        }
+    }
+    if name.is_empty() || found {
+        Ok(())
+    } else {
+        Err(format!("no topic named {name} to clear the ELR of"))
+    }
+}
+
 /// The topic goes, and with it its configs (`ConfigurationsDelta.replay(RemoveTopicRecord, …)`).
 fn remove_topic(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
     let id = req_text(data, "topicId")?;
@@ -218,6 +262,11 @@ fn register_broker(image: &mut MetadataImage, data: &Value) -> Result<(), Refuse
         rack: text(data, "rack"),
         endpoints: endpoints(data),
         log_dirs: texts(data, "logDirs").unwrap_or_default(),
+        is_migrating_zk_broker: data
+            .get("isMigratingZkBroker")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        features: supported_features(data),
     };
     image.brokers.insert(id, broker);
     Ok(())
@@ -287,16 +336,26 @@ fn register_controller(image: &mut MetadataImage, data: &Value) -> Result<(), Re
         ControllerImage {
             id,
             incarnation_id: text(data, "incarnationId").unwrap_or_default(),
+            zk_migration_ready: data
+                .get("zkMigrationReady")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
             endpoints: endpoints(data),
+            features: supported_features(data),
         },
     );
     Ok(())
 }
 
 /// Level 0 removes a feature (`FeaturesDelta.replay`); `metadata.version`
-/// is kept like the others here.
+/// is kept like the others here. A `kraft.version` record is skipped, as
+/// Kafka 4.0 on skips it (KAFKA-18979, `FeaturesDelta.java:69-72`): that
+/// level is KRaft's own, from its `KRaftVersionRecord` ([`super::quorum`]).
 fn feature(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
     let name = req_text(data, "name")?;
+    if name == "kraft.version" {
+        return Ok(());
+    }
     let level = req_int(data, "featureLevel")? as i16;
     if level == 0 && name != "metadata.version" {
         image.features.remove(&name);
@@ -408,4 +467,124 @@ fn remove_acl(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
         .remove(&id)
         .map(drop)
         .ok_or_else(|| format!("no ACL with id {id} to remove"))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn run(records: &[(&str, Value)]) -> (MetadataImage, Vec<Refused>) {
+        let mut image = MetadataImage::default();
+        let mut refused = Vec::new();
+        for (offset, (kind, data)) in records.iter().enumerate() {
+            let at = SetBy::Log {
+                offset: offset as i64,
+            };
+            if let Err(e) = apply(&mut image, kind, data, at) {
+                refused.push(e);
+            }
+        }
+        (image, refused)
+    }
+
+    fn partition(topic: &str, id: i32, elr: &[i32], last_known: &[i32]) -> (&'static str, Value) {
+        (
+            "PARTITION_RECORD",
+            json!({"topicId": topic, "partitionId": id, "replicas": [1, 2, 3],
+            "isr": [1], "leader": 1, "leaderEpoch": 4, "partitionEpoch": 7,
+            "eligibleLeaderReplicas": elr, "lastKnownElr": last_known}),
+        )
+    }
+
+    /// A named ClearElrRecord empties that topic's ELR and last known ELR
+    /// and bumps the epoch of the partitions that had one; a partition with
+    /// neither keeps its epoch; another topic is untouched; an empty name
+    /// clears every topic; an unknown name is refused.
+    #[test]
+    fn clear_elr_clears_the_named_topic_or_all() {
+        let (image, refused) = run(&[
+            ("TOPIC_RECORD", json!({"topicId": "A", "name": "a"})),
+            ("TOPIC_RECORD", json!({"topicId": "B", "name": "b"})),
+            partition("A", 0, &[2, 3], &[]),
+            partition("A", 1, &[], &[3]),
+            partition("A", 2, &[], &[]),
+            partition("B", 0, &[2], &[3]),
+            ("CLEAR_ELR_RECORD", json!({"topicName": "a"})),
+            ("CLEAR_ELR_RECORD", json!({"topicName": "c"})),
+        ]);
+        let a = &image.topics["A"].partitions;
+        assert!(
+            a.values()
+                .all(|p| p.eligible_leader_replicas.is_empty() && p.last_known_elr.is_empty())
+        );
+        let epochs: Vec<i32> = a.values().map(|p| p.partition_epoch).collect();
+        assert_eq!(epochs, [8, 8, 7]);
+        assert_eq!(a[&0].leader_epoch, 4);
+        let b = &image.topics["B"].partitions[&0];
+        assert_eq!(
+            (b.eligible_leader_replicas.as_slice(), b.partition_epoch),
+            (&[2][..], 7)
+        );
+        assert_eq!(refused, ["no topic named c to clear the ELR of"]);
+
+        let (image, refused) = run(&[
+            ("TOPIC_RECORD", json!({"topicId": "B", "name": "b"})),
+            partition("B", 0, &[2], &[3]),
+            ("CLEAR_ELR_RECORD", json!({"topicName": ""})),
+        ]);
+        let b = &image.topics["B"].partitions[&0];
+        assert!(b.eligible_leader_replicas.is_empty() && b.last_known_elr.is_empty());
+        assert_eq!(b.partition_epoch, 8);
+        assert!(refused.is_empty());
+    }
+
+    /// A PartitionChangeRecord sets the ELR fields it carries and keeps
+    /// those it leaves null.
+    #[test]
+    fn partition_change_sets_elr_fields_it_carries() {
+        let (image, _) = run(&[
+            ("TOPIC_RECORD", json!({"topicId": "A", "name": "a"})),
+            partition("A", 0, &[2], &[3]),
+            (
+                "PARTITION_CHANGE_RECORD",
+                json!({"topicId": "A", "partitionId": 0, "leader": -2,
+                "eligibleLeaderReplicas": [2, 3], "lastKnownElr": null}),
+            ),
+        ]);
+        let p = &image.topics["A"].partitions[&0];
+        assert_eq!(p.eligible_leader_replicas, [2, 3]);
+        assert_eq!(p.last_known_elr, [3]);
+        assert_eq!((p.leader_epoch, p.partition_epoch), (4, 8));
+    }
+
+    /// A FeatureLevelRecord for kraft.version changes nothing (Kafka 4.0
+    /// on); level 0 removes another feature.
+    #[test]
+    fn kraft_version_feature_records_are_skipped() {
+        let (image, _) = run(&[
+            (
+                "FEATURE_LEVEL_RECORD",
+                json!({"name": "kraft.version", "featureLevel": 1}),
+            ),
+            (
+                "FEATURE_LEVEL_RECORD",
+                json!({"name": "group.version", "featureLevel": 1}),
+            ),
+            (
+                "FEATURE_LEVEL_RECORD",
+                json!({"name": "metadata.version", "featureLevel": 21}),
+            ),
+            (
+                "FEATURE_LEVEL_RECORD",
+                json!({"name": "group.version", "featureLevel": 0}),
+            ),
+        ]);
+        assert_eq!(
+            image.features.into_iter().collect::<Vec<_>>(),
+            [("metadata.version".to_string(), 21)]
+        );
+    }
 }

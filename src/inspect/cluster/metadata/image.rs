@@ -57,6 +57,18 @@ pub struct Endpoint {
     pub security_protocol: i64,
 }
 
+/// A feature range a broker or controller registers as supported
+/// (`BrokerFeature`, `ControllerFeature`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SupportedFeature {
+    /// Feature name (`metadata.version`, `kraft.version`, …).
+    pub name: String,
+    /// Lowest level supported.
+    pub min: i16,
+    /// Highest level supported.
+    pub max: i16,
+}
+
 /// A broker's registration (`BrokerRegistration`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BrokerImage {
@@ -74,8 +86,12 @@ pub struct BrokerImage {
     pub rack: Option<String>,
     /// Listeners.
     pub endpoints: Vec<Endpoint>,
-    /// Log directory ids.
+    /// Log directory ids (RegisterBrokerRecord v3, Kafka 3.7 on).
     pub log_dirs: Vec<String>,
+    /// A ZooKeeper broker registered during a migration (v2 on).
+    pub is_migrating_zk_broker: bool,
+    /// The feature ranges it supports.
+    pub features: Vec<SupportedFeature>,
 }
 
 /// A controller's registration (`ControllerRegistration`).
@@ -85,8 +101,12 @@ pub struct ControllerImage {
     pub id: i32,
     /// Incarnation id.
     pub incarnation_id: String,
+    /// Whether it is ready for a ZooKeeper migration.
+    pub zk_migration_ready: bool,
     /// Listeners.
     pub endpoints: Vec<Endpoint>,
+    /// The feature ranges it supports.
+    pub features: Vec<SupportedFeature>,
 }
 
 /// A client quota entity: `(entity type, entity name)` pairs, a `None` name

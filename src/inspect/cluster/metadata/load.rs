@@ -28,6 +28,7 @@ use crate::format::{FileBatch, FormatError};
 use crate::logdir::chunked::walk_batches;
 use crate::logdir::file_name::parse_kraft_snapshot;
 use crate::logdir::{LogDirError, Partition};
+use crate::schema::control::decode_control;
 use crate::schema::{Decoded, InternalTopic, decode_record};
 
 /// The metadata partition's directory name.
@@ -381,8 +382,8 @@ fn read_snapshot(
     let set_by = SetBy::Snapshot { end_offset };
     let end = walk_batches(path, |batch| {
         progress(batch.size());
-        match batch_records(batch, &mut scratch, |_, value| {
-            replayer.record(value, set_by)
+        match batch_records(batch, &mut scratch, |_, entry| {
+            entry.replay(replayer, set_by)
         }) {
             Ok(()) => ControlFlow::Continue(()),
             Err(e) => {
@@ -397,23 +398,57 @@ fn read_snapshot(
     }
 }
 
-/// Calls `visit` with the offset and decoded value of each record of a
-/// data batch (control batches hold no metadata records); the batch's
-/// CRC or record framing failing is the error.
+/// A record of a batch, decoded: a metadata record's value, or a KRaft
+/// control record's key and value (or why it did not decode).
+enum Entry<'v> {
+    Metadata(Result<&'v serde_json::Value, String>),
+    Control(
+        Option<&'v serde_json::Value>,
+        Result<&'v serde_json::Value, String>,
+    ),
+}
+
+impl Entry<'_> {
+    /// Hands the record to the replayer as one set at `at`.
+    fn replay(self, replayer: &mut Replayer, at: SetBy) {
+        match self {
+            Self::Metadata(value) => replayer.record(value, at),
+            Self::Control(key, value) => replayer.control(key, value, at),
+        }
+    }
+}
+
+/// Calls `visit` with the offset and decoded record of each record of a
+/// batch (control batches hold KRaft's own records: voters, version,
+/// leader changes); the batch's CRC or record framing failing is the error.
 fn batch_records(
     batch: &FileBatch<'_>,
     scratch: &mut Vec<u8>,
-    mut visit: impl FnMut(i64, Result<&serde_json::Value, String>),
+    mut visit: impl FnMut(i64, Entry<'_>),
 ) -> Result<(), FormatError> {
     let summary = batch.summary(scratch, DEFAULT_DECOMPRESS_LIMIT)?;
     batch.ensure_valid()?;
-    if summary.is_control {
-        return Ok(());
-    }
     let decoded = batch.records(scratch, DEFAULT_DECOMPRESS_LIMIT);
     for record in &decoded.records {
-        let value = decoded_value(record.key, record.value);
-        visit(record.offset, value.as_ref().map_err(Clone::clone));
+        if summary.is_control {
+            let d = decode_control(record.key, record.value);
+            let key = match &d.key {
+                Decoded::Json(k) => Some(k),
+                _ => None,
+            };
+            let value = match &d.value {
+                Decoded::Json(v) => Ok(v),
+                Decoded::Failed(reason) => Err(reason.clone()),
+                Decoded::Null | Decoded::NotDecoded => Err("the record has no value".into()),
+            };
+            visit(record.offset, Entry::Control(key, value));
+        } else {
+            let value = decoded_value(record.key, record.value);
+            visit(
+                record.offset,
+                Entry::Metadata(value.as_ref().map_err(Clone::clone)),
+            );
+        }
     }
     match decoded.error {
         Some(e) => Err(e),
@@ -476,9 +511,9 @@ impl LogWalk<'_> {
         self.first.get_or_insert(summary.base_offset.max(from));
         let mut last = self.last;
         let replayer = &mut self.replayer;
-        let result = batch_records(batch, &mut self.scratch, |offset, value| {
+        let result = batch_records(batch, &mut self.scratch, |offset, entry| {
             if (from..=target).contains(&offset) {
-                replayer.record(value, SetBy::Log { offset });
+                entry.replay(replayer, SetBy::Log { offset });
                 last = offset;
             }
         });

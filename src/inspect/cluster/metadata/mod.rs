@@ -2,8 +2,8 @@
 //! broker's metadata loader builds (`MetadataLoader`, `MetadataBatchLoader`,
 //! `MetadataDelta`, `MetadataImage`) from the latest snapshot of
 //! `__cluster_metadata-0` and the records after it: topics and partitions,
-//! brokers, features, quotas, ACLs, producer ids ([`image`]), and the
-//! dynamic configs ([`configs`]). [`load`] finds the snapshot and the log
+//! brokers, features, quotas, ACLs, producer ids ([`image`]), the
+//! dynamic configs ([`configs`]) and the KRaft voters ([`quorum`]). [`load`] finds the snapshot and the log
 //! and walks them, [`replay`] applies records in order with metadata
 //! transactions, [`apply`] applies one record; [`health`] judges each
 //! partition as kafka-topics does; [`stray`] matches a log dir's
@@ -14,6 +14,7 @@ pub mod configs;
 pub mod health;
 pub mod image;
 pub mod load;
+pub mod quorum;
 pub mod replay;
 pub mod snapshot_check;
 pub mod stray;

@@ -24,6 +24,7 @@ use serde_json::Value;
 use super::apply::apply;
 use super::configs::SetBy;
 use super::image::MetadataImage;
+use super::quorum::Quorum;
 use crate::inspect::cluster::capped::Capped;
 
 /// A metadata transaction: where it began, its name, how many records it holds.
@@ -63,6 +64,8 @@ pub struct Replayed {
     pub aborted: Vec<Transaction>,
     /// Records the image refused (the first hundred, and a count).
     pub refused: Capped<RefusedRecord>,
+    /// The KRaft voters and `kraft.version` from the control records.
+    pub quorum: Quorum,
 }
 
 /// Applies records one at a time.
@@ -120,6 +123,25 @@ impl Replayer {
                     self.refuse(at, kind, reason);
                 }
             }
+        }
+    }
+
+    /// Takes one KRaft control record: `key` and `value` are its decoded
+    /// key (`{"controlType", …}`) and value (`{"version", "data"}`), or why
+    /// it did not decode. A voters or version record that does not read
+    /// is refused; the quorum keeps its previous value.
+    pub fn control(&mut self, key: Option<&Value>, value: Result<&Value, String>, at: SetBy) {
+        let kind = key
+            .and_then(|k| k.get("controlType"))
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        if !matches!(kind, "KRAFT_VOTERS" | "KRAFT_VERSION") {
+            return;
+        }
+        let data = value.and_then(|v| v.get("data").ok_or_else(|| "no data".to_string()));
+        let result = data.and_then(|d| self.out.quorum.control(kind, d, at));
+        if let Err(reason) = result {
+            self.refuse(at, kind, reason);
         }
     }
 
