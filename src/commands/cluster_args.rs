@@ -6,6 +6,7 @@ use std::path::Path;
 use kseg::inspect::cluster::config::context::ConfigContext;
 
 use crate::cli::ClusterConfigArgs;
+use crate::exit_code::ExitCode;
 
 /// The context for partitions of `log_dir`: `--server-properties`, the
 /// node id from `meta.properties`, and the metadata log named by
@@ -37,5 +38,17 @@ pub fn interval_context(
     match given {
         Some(_) => Ok(ConfigContext::default()),
         None => context(log_dir, args, 4),
+    }
+}
+
+/// Exit code 1 when the metadata log's image was built around damage (a
+/// snapshot skipped for an older one, a log that stops early, a metadata
+/// log that does not read), as `kseg metadata` exits: the configs shown
+/// may not be the ones the broker holds.
+pub fn code(ctx: &ConfigContext) -> ExitCode {
+    if ctx.warnings.is_empty() {
+        ExitCode::Ok
+    } else {
+        ExitCode::Findings
     }
 }

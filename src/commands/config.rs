@@ -66,7 +66,7 @@ pub fn run(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
             serde_json::to_writer(&mut out, &v)?;
             writeln!(out)?;
         }
-        return Ok(ExitCode::Ok);
+        return Ok(super::cluster_args::code(&ctx));
     }
     writeln!(out, "configs from: {}", ctx.describe())?;
     if whole_image {
@@ -101,5 +101,5 @@ pub fn run(args: &ConfigArgs) -> anyhow::Result<ExitCode> {
         writeln!(out)?;
         write_ignored(&mut out, "", &ignored)?;
     }
-    Ok(ExitCode::Ok)
+    Ok(super::cluster_args::code(&ctx))
 }

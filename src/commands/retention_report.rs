@@ -89,5 +89,5 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
     } else if targets.len() > 1 && !args.json {
         summary.write(&mut out, max_map_count())?;
     }
-    Ok(ExitCode::Ok)
+    Ok(super::cluster_args::code(&ctx))
 }

@@ -68,12 +68,15 @@ pub fn run(args: &TransactionsArgs) -> anyhow::Result<ExitCode> {
     for p in &coordinator_partitions {
         coordinator.load(p, &mut |bytes| bar.inc(bytes))?;
     }
-    if !coordinator.problems.is_empty() {
+    if !coordinator.problems.is_empty() || !count.warnings.is_empty() {
         code = ExitCode::Findings;
     }
     let coverage = Coverage::of(&coordinator, &count);
     bar.suspend(|| {
         report(&coordinator.problems, "");
+        for w in &count.warnings {
+            eprintln!("kseg: metadata log: {w}");
+        }
         if let Coverage::Partial { read, count: n } = coverage {
             eprintln!(
                 "kseg: {read} of {n} __transaction_state partitions read (N from {}): a producer whose transactional id is in another cannot be judged",

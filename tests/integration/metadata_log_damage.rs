@@ -179,3 +179,30 @@ fn recover_moves_a_damaged_snapshot_aside_into_its_backup() {
     assert_eq!(undo.status.code(), Some(0), "{}", stderr(&undo));
     assert!(partition(&dir).join(LATEST).exists());
 }
+
+/// Every command that builds the image from the log dir's metadata log
+/// says which damaged snapshot it skipped and exits 1, as `metadata` does.
+#[test]
+fn every_command_reading_the_image_exits_1_when_it_skips_a_damaged_snapshot() {
+    let (_tmp, dir) = copy();
+    let d = dir.to_str().unwrap();
+    let commands: [&[&str]; 3] = [
+        &["config", d],
+        &["transactions", d],
+        &["retention-report", "--now", "2025-01-01T00:00:00Z", d],
+    ];
+    for args in commands {
+        let out = kseg(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
+    flip_byte(&partition(&dir).join(LATEST), 2500);
+    for args in commands {
+        let out = kseg(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(LATEST) && stderr(&out).contains("skipped"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}

@@ -25,32 +25,41 @@ pub struct PartitionCount {
     pub count: i32,
     /// Where N came from, in words.
     pub source: String,
+    /// What building the metadata image N came from met (a damaged
+    /// snapshot skipped for an older one, a log that stops early).
+    pub warnings: Vec<String>,
 }
 
 impl PartitionCount {
     /// N from the first of `log_dirs` holding `__cluster_metadata-0` whose
-    /// image has the topic, else the default (the source says why).
+    /// image has the topic, else the default (the source says why), with
+    /// the warnings of every image read on the way.
     pub fn find(log_dirs: &[PathBuf]) -> Self {
         let topic = InternalTopic::TransactionState.topic_name();
         let mut why = "no __cluster_metadata-0 in the log dir".to_string();
+        let mut warnings = Vec::new();
         for dir in log_dirs {
             if find_metadata_partition(dir).is_none() {
                 continue;
             }
             match load_image(dir, None) {
-                Ok(loaded) => match Self::of_image(&loaded.replayed.image, dir) {
-                    Some(found) => return found,
-                    None => {
-                        why = format!(
-                            "the metadata image in {} has no {topic} topic",
-                            dir.display()
-                        )
+                Ok(loaded) => {
+                    warnings.extend(loaded.warnings);
+                    if let Some(found) = Self::of_image(&loaded.replayed.image, dir) {
+                        return Self { warnings, ..found };
                     }
-                },
+                    why = format!(
+                        "the metadata image in {} has no {topic} topic",
+                        dir.display()
+                    );
+                }
                 Err(e) => why = format!("the metadata image did not load ({e})"),
             }
         }
-        Self::default_because(&why)
+        Self {
+            warnings,
+            ..Self::default_because(&why)
+        }
     }
 
     /// N as the metadata image of `log_dir` has it, if it has the topic.
@@ -59,6 +68,7 @@ impl PartitionCount {
         Some(Self {
             count: i32::try_from(t.partitions.len()).unwrap_or(i32::MAX),
             source: format!("the metadata image in {}", log_dir.display()),
+            warnings: Vec::new(),
         })
     }
 
@@ -67,6 +77,7 @@ impl PartitionCount {
         Self {
             count,
             source: "--transaction-partitions".into(),
+            warnings: Vec::new(),
         }
     }
 
@@ -75,6 +86,7 @@ impl PartitionCount {
         Self {
             count: DEFAULT_TRANSACTION_PARTITIONS,
             source: format!("transaction.state.log.num.partitions' default, as {why}"),
+            warnings: Vec::new(),
         }
     }
 }
@@ -117,10 +129,7 @@ mod tests {
     #[test]
     fn complete_only_when_every_partition_is_read() {
         let mut c = CoordinatorTxns::default();
-        let two = PartitionCount {
-            count: 2,
-            source: String::new(),
-        };
+        let two = PartitionCount::given(2);
         c.read.insert(0, "a".into());
         assert_eq!(
             Coverage::of(&c, &two),
