@@ -184,15 +184,14 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let (clean, metadata) = check_and_print(&args.target, false)?;
     for dir in marked_for_deletion(&args.target.paths) {
         if args.target.json {
-            println!(
-                "{}",
-                json!({"type": "markedForDeletion", "dir": dir.display().to_string()})
-            );
+            let fate = kseg::render::dir_form::fate_json(&dir);
+            let v = json!({"type": "markedForDeletion", "dir": dir.display().to_string(), "dirForm": fate});
+            println!("{v}");
         } else {
-            println!(
-                "{}: marked for deletion; the broker removes it in the background",
-                dir.display()
-            );
+            println!("{}: marked for deletion", dir.display());
+            if let Some(line) = kseg::render::dir_form::fate_line(&dir) {
+                println!("{line}");
+            }
         }
     }
     // A stray replica is a finding: the broker moves it aside on its next start.

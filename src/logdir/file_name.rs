@@ -121,11 +121,103 @@ pub fn segment_file_name(base_offset: i64, ext: &str) -> String {
     format!("{base_offset:020}.{ext}")
 }
 
-/// Splits a partition directory name `<topic>-<partition>` (ignoring
-/// `.…-delete`, `-future` and `-stray` suffixes' effect on the topic).
+/// Which of Kafka's forms a partition directory's name takes
+/// (`LocalLog.parseTopicPartitionName`; the suffixed forms are
+/// `<topic>-<partition>.<uniqueId><suffix>`, the unique id a random UUID's
+/// 32 hex digits, `LocalLog.logDirNameWithSuffix`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirForm {
+    /// `<topic>-<partition>`: the replica the broker serves.
+    Current,
+    /// `….<uniqueId>-future`: a replica being copied here from another log
+    /// dir of the same broker (JBOD, `kafka-reassign-partitions
+    /// --reassignment-json-file` with a `log_dirs` entry).
+    Future,
+    /// `….<uniqueId>-delete`: a deleted topic's replica or the old side of a
+    /// finished move, which the broker deletes.
+    Delete,
+    /// `….<uniqueId>-stray`: a replica the broker found it should not host,
+    /// set aside at start.
+    Stray,
+}
+
+impl DirForm {
+    /// The name's suffix (`""` for the current form).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Self::Current => "",
+            Self::Future => "-future",
+            Self::Delete => "-delete",
+            Self::Stray => "-stray",
+        }
+    }
+
+    /// `current`, `future`, `delete` or `stray`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Current => "current",
+            Self::Future => "future",
+            Self::Delete => "delete",
+            Self::Stray => "stray",
+        }
+    }
+}
+
+/// A partition directory's name as Kafka reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartitionDirName {
+    /// The topic (of a `-delete` or `-stray` name, cut short if the whole
+    /// name would pass 255 characters: `LocalLog.logDirNameWithSuffixCappedLength`).
+    pub topic: String,
+    /// The partition.
+    pub partition: i32,
+    /// Which form the name takes.
+    pub form: DirForm,
+    /// The unique id of a suffixed form.
+    pub unique_id: Option<String>,
+}
+
+/// Reads a partition directory name as `LocalLog.parseTopicPartitionName`
+/// does: a name ending `-delete`, `-future` or `-stray` must be
+/// `<topic>-<partition>.<uniqueId><suffix>` (no whitespace), and what comes
+/// before its last `.` is read as `<topic>-<partition>`. `None` for a name
+/// Kafka refuses ("is not in the form of topic-partition or
+/// topic-partition.uniqueId-delete").
+pub fn parse_dir_name(name: &str) -> Option<PartitionDirName> {
+    let suffixed = [DirForm::Delete, DirForm::Future, DirForm::Stray]
+        .into_iter()
+        .find_map(|form| Some((form, name.strip_suffix(form.suffix())?)));
+    let (form, base, unique_id) = match suffixed {
+        Some((form, rest)) => {
+            // `^(\S+)-(\S+)\.(\S+)<suffix>`: a `-` with something before
+            // it, then a `.` with something on both sides.
+            if rest.chars().any(char::is_whitespace) {
+                return None;
+            }
+            let dash = rest.find('-').filter(|&i| i > 0)?;
+            let dot = rest
+                .rfind('.')
+                .filter(|&i| i > dash + 1 && i + 1 < rest.len())?;
+            (form, &rest[..dot], Some(rest[dot + 1..].to_string()))
+        }
+        None => (DirForm::Current, name, None),
+    };
+    let (topic, partition) = base.rsplit_once('-')?;
+    if topic.is_empty() {
+        return None;
+    }
+    Some(PartitionDirName {
+        topic: topic.to_string(),
+        partition: partition.parse().ok()?,
+        form,
+        unique_id,
+    })
+}
+
+/// Splits a partition directory name into topic and partition, in any of
+/// its forms (see [`parse_dir_name`]).
 pub fn parse_partition_dir(name: &str) -> Option<(String, i32)> {
-    let (topic, partition) = name.rsplit_once('-')?;
-    Some((topic.to_string(), partition.parse().ok()?))
+    parse_dir_name(name).map(|n| (n.topic, n.partition))
 }
 
 #[cfg(test)]
@@ -198,5 +290,26 @@ mod tests {
             parse_partition_dir("my-topic-12"),
             Some(("my-topic".into(), 12))
         );
+        let id = "3f2a9c1be0d84c7a9e5b6d7c8f9a0b1c";
+        for (form, suffix) in [
+            (DirForm::Future, "-future"),
+            (DirForm::Delete, "-delete"),
+            (DirForm::Stray, "-stray"),
+        ] {
+            let n = parse_dir_name(&format!("my.topic-12.{id}{suffix}")).unwrap();
+            assert_eq!(
+                (n.topic.as_str(), n.partition, n.form),
+                ("my.topic", 12, form)
+            );
+            assert_eq!(n.unique_id.as_deref(), Some(id));
+            // Kafka refuses a suffixed name without its unique id.
+            assert_eq!(parse_dir_name(&format!("my-topic-12{suffix}")), None);
+        }
+        assert_eq!(
+            parse_dir_name("my-topic-12").unwrap().form,
+            DirForm::Current
+        );
+        assert_eq!(parse_dir_name("-12"), None);
+        assert_eq!(parse_dir_name("my-topic-x.1-future"), None);
     }
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::LogDirError;
-use super::file_name::{FileKind, classify, parse_base_offset, parse_partition_dir};
+use super::file_name::{DirForm, FileKind, classify, parse_base_offset, parse_dir_name};
 use super::segment::Segment;
 
 /// The files of one partition directory.
@@ -12,8 +12,11 @@ use super::segment::Segment;
 pub struct Partition {
     /// The directory.
     pub dir: PathBuf,
-    /// Topic and partition, when the directory name has that shape.
+    /// Topic and partition, when the directory name has that shape (in
+    /// any of its forms: `…-future`, `…-stray` too).
     pub topic_partition: Option<(String, i32)>,
+    /// Which form the name takes (current for a name Kafka does not read).
+    pub form: DirForm,
     /// Segments in base-offset order.
     pub segments: Vec<Segment>,
     /// Producer snapshot offsets in order.
@@ -67,9 +70,11 @@ impl Partition {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let parsed = parse_dir_name(&name);
         Ok(Self {
             dir: dir.to_path_buf(),
-            topic_partition: parse_partition_dir(&name),
+            form: parsed.as_ref().map_or(DirForm::Current, |n| n.form),
+            topic_partition: parsed.map(|n| (n.topic, n.partition)),
             segments: logs.into_iter().map(|b| Segment::new(dir, b)).collect(),
             snapshots,
             orphan_indexes,
@@ -84,15 +89,30 @@ impl Partition {
             .is_some_and(|(topic, _)| topic == "__cluster_metadata")
     }
 
-    /// `topic-partition`, or the directory name.
+    /// `topic-partition`, or the directory name (of a `…-future` or
+    /// `…-stray` form too, so that it is told from the current replica).
     pub fn name(&self) -> String {
         match &self.topic_partition {
+            Some(_) if self.form != DirForm::Current => self.dir_name(),
             Some((t, p)) => format!("{t}-{p}"),
-            None => self
-                .dir
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
+            None => self.dir_name(),
+        }
+    }
+
+    fn dir_name(&self) -> String {
+        self.dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The key of this partition in the log dir's offset checkpoints:
+    /// `topic-partition` whatever the directory's form (Kafka keys them by
+    /// the `TopicPartition` the name parses to), else the directory name.
+    pub fn checkpoint_key(&self) -> String {
+        match &self.topic_partition {
+            Some((t, p)) => format!("{t}-{p}"),
+            None => self.dir_name(),
         }
     }
 
@@ -121,7 +141,11 @@ impl Partition {
     /// (`recovery-point-offset-checkpoint`, `log-start-offset-checkpoint`, …),
     /// `None` when the file or the entry is absent.
     pub fn checkpointed_offset(&self, name: &str) -> Result<Option<i64>, LogDirError> {
-        super::checkpoint_file::checkpointed_offset_in(&self.log_dir(), name, &self.name())
+        super::checkpoint_file::checkpointed_offset_in(
+            &self.log_dir(),
+            name,
+            &self.checkpoint_key(),
+        )
     }
 
     /// `leader-epoch-checkpoint`.

@@ -4,6 +4,7 @@
 pub mod bytes;
 pub mod config;
 pub mod decoded;
+pub mod dir_form;
 pub mod diverge;
 pub mod dump;
 pub mod export;

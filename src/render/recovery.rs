@@ -71,12 +71,15 @@ impl ReportWriter {
                     "snapshotsMissing": r.snapshots_missing, "plan": r.plan,
                     "partitionMetadataUnreadable": r.partition_metadata.map(|e| json!({
                         "line": e.line, "reason": e.reason, "outcome": e.outcome})),
-                    "raftLog": r.raft,
+                    "raftLog": r.raft, "dirForm": super::dir_form::fate_json(&r.partition.dir),
                     "indexInterval": {"bytes": interval.bytes, "source": interval_source_json(&interval.source)}}),
             )?;
             return writeln!(out);
         }
         write_plan(out, &r.partition.name(), &r.plan, &r.recovery_point_source)?;
+        if let Some(line) = super::dir_form::fate_line(&r.partition.dir) {
+            writeln!(out, "{line}")?;
+        }
         if r.plan.recovered().next().is_some() {
             writeln!(out, "  indexes rebuilt with {}", interval.describe())?;
         }

@@ -21,6 +21,7 @@ mod export;
 mod generated;
 mod independent_encoder;
 mod internal_topics;
+mod jbod_dirs;
 mod layering;
 mod log_dir_lock;
 mod metadata_log_damage;

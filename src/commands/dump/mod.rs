@@ -81,7 +81,8 @@ pub(super) fn forced_decoder(args: &DumpArgs) -> Option<InternalTopic> {
 }
 
 /// How a file's records are decoded: as the flag says, else by the
-/// partition directory's name (`__consumer_offsets-7`; a controller's
+/// partition directory's name (`__consumer_offsets-7`, or a `…-future`,
+/// `…-delete` or `…-stray` copy of it; a controller's
 /// `bootstrap.checkpoint` holds metadata records), else not at all.
 pub(super) fn decoder_for(path: &Path, args: &DumpArgs) -> Option<InternalTopic> {
     if args.no_decode {
@@ -95,7 +96,9 @@ pub(super) fn decoder_for(path: &Path, args: &DumpArgs) -> Option<InternalTopic>
     }
     let absolute = std::path::absolute(path).ok()?;
     let dir = absolute.parent()?.file_name()?.to_str()?;
-    InternalTopic::of_partition_dir(dir)
+    // `…-future` and `…-stray` copies hold the same topic's records.
+    let (topic, partition) = kseg::logdir::file_name::parse_partition_dir(dir)?;
+    InternalTopic::of_partition_dir(&format!("{topic}-{partition}"))
 }
 
 /// Dumps one file; problems with the file itself are reported and turned

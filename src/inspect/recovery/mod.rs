@@ -7,6 +7,7 @@
 //! ([`salvage`]).
 
 pub mod batch_audit;
+pub mod dir_form;
 pub mod partition;
 pub mod plan;
 pub mod raft_log;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::image::MetadataImage;
 use super::load::METADATA_PARTITION;
-use crate::logdir::file_name::parse_partition_dir;
+use crate::logdir::file_name::{DirForm, parse_dir_name};
 use crate::logdir::properties_file;
 use crate::logdir::{LogDir, LogDirError};
 
@@ -206,7 +206,10 @@ pub fn find_stray_replicas(
             if name == METADATA_PARTITION {
                 return None;
             }
-            let (topic, partition) = parse_partition_dir(&name)?;
+            // A replica already set aside `…-stray` is not judged again
+            // (LogManager.loadLog keeps it as it is).
+            let parsed = parse_dir_name(&name).filter(|n| n.form != DirForm::Stray)?;
+            let (topic, partition) = (parsed.topic, parsed.partition);
             let (topic_id, stray) = match topic_id(&dir) {
                 Ok(id) => {
                     let stray = judge(image, &topic, &id, partition, node_id);
