@@ -188,7 +188,8 @@ fn replay_by_hand(view: &Value, at: i64) -> Hand {
     hand
 }
 
-fn metadata_json(path: &Path, at: Option<i64>) -> Value {
+/// `kseg metadata PATH --json [--at-offset N]`'s one line, exit code 0.
+pub(super) fn metadata_json(path: &Path, at: Option<i64>) -> Value {
     metadata_json_exit(path, at, 0)
 }
 

@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::util::{json_lines, kseg, stderr, unpacked};
+use super::cluster_metadata::metadata_json;
+use super::util::unpacked;
 
 const RELEASES: [&str; 7] = ["3.6", "3.7", "3.8", "3.9", "4.0", "4.1", "4.2"];
 
@@ -57,6 +58,17 @@ struct Hand {
     refused: Vec<(String, String)>,
 }
 
+/// A partition's list fields, empty when a record leaves them out.
+const PARTITION_LISTS: [&str; 7] = [
+    "replicas",
+    "isr",
+    "removingReplicas",
+    "addingReplicas",
+    "eligibleLeaderReplicas",
+    "lastKnownElr",
+    "directories",
+];
+
 fn or_default(v: &Value, default: Value) -> Value {
     if v.is_null() { default } else { v.clone() }
 }
@@ -84,15 +96,7 @@ impl Hand {
                     return false;
                 };
                 let mut p = json!({});
-                for f in [
-                    "replicas",
-                    "isr",
-                    "removingReplicas",
-                    "addingReplicas",
-                    "eligibleLeaderReplicas",
-                    "lastKnownElr",
-                    "directories",
-                ] {
+                for f in PARTITION_LISTS {
                     p[f] = or_default(&d[f], json!([]));
                 }
                 for (f, default) in [("leader", -1), ("leaderEpoch", -1), ("partitionEpoch", -1)] {
@@ -107,15 +111,7 @@ impl Hand {
                 let Some(p) = parts.get_mut(&id("partitionId")) else {
                     return false;
                 };
-                for f in [
-                    "replicas",
-                    "isr",
-                    "removingReplicas",
-                    "addingReplicas",
-                    "eligibleLeaderReplicas",
-                    "lastKnownElr",
-                    "directories",
-                ] {
+                for f in PARTITION_LISTS {
                     if !d[f].is_null() {
                         p[f] = d[f].clone();
                     }
@@ -360,20 +356,6 @@ fn compare(release: &str, got: &Value, hand: &Hand, ctx: &str) {
     assert_eq!(refused, hand.refused, "refused records, {ctx}");
 }
 
-fn metadata(dir: &std::path::Path, at: Option<i64>) -> Value {
-    let mut args = vec![
-        "metadata".to_string(),
-        dir.display().to_string(),
-        "--json".into(),
-    ];
-    if let Some(n) = at {
-        args.extend(["--at-offset".into(), n.to_string()]);
-    }
-    let out = kseg(&args);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    json_lines(&out).remove(0)
-}
-
 /// Every release's case replays as its view replayed by hand does, from
 /// its snapshot and from its log; the 3.8-on cases carry voters (KIP-853),
 /// the 3.7-on ones log dirs, the 4.0-on ones ClearElrRecords.
@@ -402,7 +384,12 @@ fn each_release_replays_as_its_view_by_hand() {
                 .cloned(),
         );
         let hand = replay(&from_snapshot);
-        compare(release, &metadata(&dir, None), &hand, "from the snapshot");
+        compare(
+            release,
+            &metadata_json(&dir, None),
+            &hand,
+            "from the snapshot",
+        );
 
         let before = end - 2;
         let prefix: Vec<ViewRecord> = log
@@ -413,7 +400,7 @@ fn each_release_replays_as_its_view_by_hand() {
         let hand = replay(&prefix);
         compare(
             release,
-            &metadata(&dir, Some(before)),
+            &metadata_json(&dir, Some(before)),
             &hand,
             &format!("as of offset {before}"),
         );
