@@ -32,11 +32,19 @@ pub fn run(args: &RecoverArgs) -> anyhow::Result<ExitCode> {
         Vec::new()
     };
     if !args.apply {
-        let (clean, _) = super::verify::check_and_print(&args.target, false)?;
+        let (clean, metadata) = super::verify::check_and_print(&args.target, false)?;
+        let metadata = super::verify::metadata_or_load(&args.target.paths, metadata);
+        let node =
+            super::verify::node_files(&args.target.paths, args.target.json, metadata.as_ref())?;
+        if node && !args.target.json {
+            println!(
+                "recover does not change meta.properties, bootstrap.checkpoint or the voter set: the findings above are for the operator"
+            );
+        }
         if !args.target.json {
             println!("dry run: nothing was changed; add --apply to carry this out");
         }
-        return Ok(if clean {
+        return Ok(if clean && !node {
             ExitCode::Ok
         } else {
             ExitCode::Findings

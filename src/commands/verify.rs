@@ -8,7 +8,9 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 
 use kseg::inspect::cluster::config::context::MetadataOrigin;
+use kseg::inspect::cluster::metadata::find_metadata_partition;
 use kseg::inspect::producer::state::{PRODUCER_BATCHES_IN_MEMORY, ProducerExpiry};
+use kseg::inspect::recovery::node_files::{MetadataLogView, check_node_files};
 use kseg::inspect::recovery::partition::{CheckedPartition, LoadInputs, check_partition};
 use kseg::inspect::recovery::segment::SegmentCheckOptions;
 use kseg::logdir::lock::lock_holder;
@@ -179,6 +181,48 @@ pub fn check_and_print(
     Ok((clean, metadata))
 }
 
+/// The metadata image read while checking, else the one of the first
+/// path holding a metadata log (none when it does not load: the commands
+/// using it say why).
+pub fn metadata_or_load(
+    paths: &[PathBuf],
+    metadata: Option<MetadataOrigin>,
+) -> Option<MetadataOrigin> {
+    metadata.or_else(|| {
+        let path = paths
+            .iter()
+            .find(|p| find_metadata_partition(p).is_some())?;
+        MetadataOrigin::load(path).ok().map(|(origin, _)| origin)
+    })
+}
+
+/// Judges the node files of the log dirs among `paths` (`meta.properties`,
+/// `bootstrap.checkpoint`, the node in the voter set) and prints the
+/// findings; returns whether any counts.
+pub fn node_files(
+    paths: &[PathBuf],
+    json: bool,
+    metadata: Option<&MetadataOrigin>,
+) -> anyhow::Result<bool> {
+    let dirs: Vec<PathBuf> = paths
+        .iter()
+        .filter(|p| kseg::logdir::LogDir::looks_like(p))
+        .cloned()
+        .collect();
+    let view = metadata.map(|m| MetadataLogView {
+        partition_dir: &m.path,
+        voters: m.quorum.voters.as_ref(),
+        empty: m.offset < 0,
+    });
+    let findings = check_node_files(&dirs, view)?;
+    kseg::render::recovery::write_node_findings(
+        &mut std::io::stdout().lock(),
+        &findings,
+        OutputFormat::json_if(json),
+    )?;
+    Ok(findings.iter().any(|f| f.outcome.counts()))
+}
+
 /// Runs `kseg verify`.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let (clean, metadata) = check_and_print(&args.target, false)?;
@@ -194,10 +238,12 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    let metadata = metadata_or_load(&args.target.paths, metadata);
     // A stray replica is a finding: the broker moves it aside on its next start.
     let strays =
         super::metadata::verify_strays(&args.target.paths, args.target.json, metadata.as_ref())?;
-    Ok(if clean && !strays {
+    let node = node_files(&args.target.paths, args.target.json, metadata.as_ref())?;
+    Ok(if clean && !strays && !node {
         ExitCode::Ok
     } else {
         ExitCode::Findings

@@ -34,38 +34,49 @@ fn malformed(line: usize, reason: &'static str) -> FormatError {
     )
 }
 
-/// A checkpoint's entry lines (blank lines skipped), each with its line
-/// number, after checking version 0 and that the count line matches; the
-/// text is walked twice (to count, then to yield) rather than collected.
+/// A checkpoint's entry lines, each with its line number, after checking
+/// version 0 and that the count line matches, read as Kafka's
+/// `CheckpointFile.CheckpointReadBuffer` reads them: the version and count
+/// lines are plain base-10 integers (no spaces), a file that ends before
+/// either holds no entries, and every line after the count is an entry (a
+/// blank one too). The text is walked twice (to count, then to yield)
+/// rather than collected.
 fn entry_lines(text: &str) -> Result<impl Iterator<Item = (usize, &str)>, FormatError> {
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
     let Some((_, version)) = lines.next() else {
         return Ok(None.into_iter().flatten());
     };
-    let version: i64 = version
-        .trim()
+    let version: i32 = version
         .parse()
         .map_err(|_| malformed(1, "expected a version number"))?;
     if version != 0 {
         return Err(FormatError::new(
             0,
-            FormatErrorKind::UnsupportedVersion(version),
+            FormatErrorKind::UnsupportedVersion(i64::from(version)),
         ));
     }
-    let count: usize = lines
-        .next()
-        .and_then(|(_, l)| l.trim().parse().ok())
-        .ok_or_else(|| malformed(2, "expected an entry count"))?;
-    let entries = lines.filter(|(_, l)| !l.trim().is_empty());
-    if entries.clone().count() != count {
+    let Some((_, count)) = lines.next() else {
+        return Ok(None.into_iter().flatten());
+    };
+    let count: usize = count
+        .parse()
+        .map_err(|_| malformed(2, "expected an entry count"))?;
+    if lines.clone().count() != count {
         return Err(malformed(3, "entry count does not match the count line"));
     }
-    Ok(Some(entries).into_iter().flatten())
+    Ok(Some(lines).into_iter().flatten())
 }
 
-/// The whitespace-separated fields of `line` when there are exactly `N`.
+/// The fields of `line` when there are exactly `N`, split as Java splits
+/// on `\s+`: a line starting with whitespace has an empty first field,
+/// trailing whitespace is dropped.
 fn fields<const N: usize>(line: &str) -> Option<[&str; N]> {
-    let mut split = line.split_whitespace();
+    let java_space = |c: char| matches!(c, ' ' | '\t' | '\n' | '\x0B' | '\x0C' | '\r');
+    let line = line.trim_end_matches(java_space);
+    let mut split = line.split(java_space).filter(|f| !f.is_empty());
+    if line.starts_with(java_space) {
+        return None;
+    }
     let mut out = [""; N];
     for slot in &mut out {
         *slot = split.next()?;
@@ -175,19 +186,25 @@ mod tests {
         assert!(parse_offset_checkpoint("1\n0\n").is_err());
     }
 
-    /// A bad entry is named by its line in the file, blank lines counted;
-    /// an entry needs exactly its fields.
+    /// A bad entry is named by its line in the file; as Kafka's reader
+    /// takes them, a blank line is an entry (a malformed one), an entry
+    /// needs exactly its fields, and one may not start with whitespace.
     #[test]
     fn names_the_line_of_a_bad_entry() {
         let line_of = |text: &str| match parse_offset_checkpoint(text).unwrap_err().kind {
             FormatErrorKind::MalformedLine { line, .. } => line,
             other => panic!("{other:?}"),
         };
-        assert_eq!(line_of("0\n2\na 0 1\n\nb x 2\n"), 5);
+        assert_eq!(line_of("0\n2\na 0 1\nb x 2\n"), 4);
+        assert_eq!(line_of("0\n3\na 0 1\n\nb 0 2\n"), 4);
+        assert_eq!(line_of("0\n2\na 0 1\n\nb 0 2\n"), 3);
         assert_eq!(line_of("0\n1\na 0 1 9\n"), 3);
         assert_eq!(line_of("0\n1\na 0\n"), 3);
+        assert_eq!(line_of("0\n1\n b 3 7\n"), 3);
+        assert_eq!(line_of(" 0\n0\n"), 1);
+        assert_eq!(line_of("0\n 0\n"), 2);
         assert!(parse_leader_epoch_checkpoint("0\n1\n0 0 0\n").is_err());
-        let lines: Vec<_> = offset_checkpoint_lines("0\n2\na 0 1\n\n b  3   7 \n")
+        let lines: Vec<_> = offset_checkpoint_lines("0\n2\na 0 1\nb  3\t7 \n")
             .unwrap()
             .map(Result::unwrap)
             .collect();
@@ -206,6 +223,14 @@ mod tests {
                 }
             ]
         );
+    }
+
+    /// A file that ends after its version line, or is empty, holds no
+    /// entries, as Kafka reads it.
+    #[test]
+    fn a_file_without_a_count_line_is_empty() {
+        assert!(parse_offset_checkpoint("0\n").unwrap().is_empty());
+        assert!(parse_leader_epoch_checkpoint("").unwrap().is_empty());
     }
 
     #[test]

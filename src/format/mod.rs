@@ -19,6 +19,7 @@ pub mod error;
 pub mod index_search;
 pub mod java;
 pub mod legacy;
+pub mod meta_properties;
 pub mod offset_index;
 pub mod partition_metadata;
 pub mod producer_snapshot;

@@ -10,7 +10,7 @@ use super::index_rebuild::interval_source_json;
 use crate::format::partition_metadata::UnreadableOutcome;
 use crate::inspect::recovery::partition::CheckedPartition;
 use crate::inspect::recovery::plan::{RecoverWhy, RecoveryPlan, SegmentAction};
-use crate::inspect::recovery::raft_log::RaftLogCheck;
+use crate::inspect::recovery::raft_log::{RaftFinding, RaftLogCheck};
 
 /// Partitions the summary table lists in full; past this many it lists only
 /// those that are not clean (at most this many) and a totals row, so
@@ -71,6 +71,7 @@ impl ReportWriter {
                     "snapshotsMissing": r.snapshots_missing, "plan": r.plan,
                     "partitionMetadataUnreadable": r.partition_metadata.map(|e| json!({
                         "line": e.line, "reason": e.reason, "outcome": e.outcome})),
+                    "leaderEpochCheckpointUnreadable": r.leader_epochs_unreadable,
                     "raftLog": r.raft, "dirForm": super::dir_form::fate_json(&r.partition.dir),
                     "indexInterval": {"bytes": interval.bytes, "source": interval_source_json(&interval.source)}}),
             )?;
@@ -114,6 +115,15 @@ impl ReportWriter {
                     "  partition.metadata cannot be read ({e}); kseg does not rewrite it: write `version: 0` and {id}, as the broker wrote it{without}"
                 )?;
             }
+        }
+        if let Some(e) = &r.leader_epochs_unreadable {
+            writeln!(
+                out,
+                "  {} cannot be read ({}): {}; kseg does not rewrite it; with it moved aside the broker starts with only the leader epochs of the segments it recovers",
+                e.file.display(),
+                e.reason,
+                e.outcome.describe()
+            )?;
         }
         if let Some(raft) = &r.raft {
             write_raft_log(out, raft)?;
@@ -249,16 +259,7 @@ pub fn write_plan(
 /// then what `recover --apply` would move aside.
 fn write_raft_log(w: &mut dyn Write, raft: &RaftLogCheck) -> io::Result<()> {
     for f in &raft.findings {
-        let at = f
-            .position
-            .map_or(String::new(), |p| format!(" at byte {p}"));
-        writeln!(
-            w,
-            "  {}{at}: {} ({})",
-            f.file.display(),
-            f.problem,
-            f.outcome.describe()
-        )?;
+        writeln!(w, "  {}", finding_line(f))?;
     }
     for m in &raft.move_aside {
         writeln!(
@@ -267,6 +268,40 @@ fn write_raft_log(w: &mut dyn Write, raft: &RaftLogCheck) -> io::Result<()> {
             m.file.display(),
             m.because
         )?;
+    }
+    Ok(())
+}
+
+/// A raft or node file finding in one line: the file, the byte, what is
+/// wrong and what the node does.
+fn finding_line(f: &RaftFinding) -> String {
+    let at = f
+        .position
+        .map_or(String::new(), |p| format!(" at byte {p}"));
+    format!(
+        "{}{at}: {} ({})",
+        f.file.display(),
+        f.problem,
+        f.outcome.describe()
+    )
+}
+
+/// The node's own files in its log dirs (`meta.properties`,
+/// `bootstrap.checkpoint`, its identity in the voter set): one line, or
+/// one JSON object of type `nodeFile`, per finding.
+pub fn write_node_findings(
+    w: &mut dyn Write,
+    findings: &[RaftFinding],
+    format: OutputFormat,
+) -> io::Result<()> {
+    for f in findings {
+        if format == OutputFormat::Json {
+            let mut v = serde_json::to_value(f).map_err(io::Error::other)?;
+            v["type"] = "nodeFile".into();
+            writeln!(w, "{v}")?;
+        } else {
+            writeln!(w, "{}", finding_line(f))?;
+        }
     }
     Ok(())
 }

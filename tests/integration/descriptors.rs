@@ -82,6 +82,12 @@ fn log_dir(tmp: &Path) -> (PathBuf, Vec<PathBuf>) {
     ] {
         std::fs::write(dir.join(name), format!("0\n{PARTITIONS}\n{entries}")).unwrap();
     }
+    // The identity every log dir a node has run in carries.
+    std::fs::write(
+        dir.join("meta.properties"),
+        "version=1\nnode.id=1\ncluster.id=J8qXRwI-Qyi2G0guFTiuYw\ndirectory.id=H3KKO4NTRPaCWtEmm3vW7A\n",
+    )
+    .unwrap();
     (dir, files)
 }
 

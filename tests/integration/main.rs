@@ -26,6 +26,7 @@ mod layering;
 mod log_dir_lock;
 mod metadata_log_damage;
 mod newcomer;
+mod node_files;
 mod page_cache;
 mod producer_expiry;
 mod properties;

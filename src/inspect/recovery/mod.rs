@@ -3,11 +3,12 @@
 //! recovers, where it truncates, which later segments and producer
 //! snapshots it deletes, which `.txnindex` files it rebuilds, the damage
 //! it will not see, how the KRaft metadata log's raft files stand
-//! ([`raft_log`]), and what salvaging keeps past the batch where it stops
+//! ([`raft_log`]) and the node's own files in its log dirs ([`node_files`]), and what salvaging keeps past the batch where it stops
 //! ([`salvage`]).
 
 pub mod batch_audit;
 pub mod dir_form;
+pub mod node_files;
 pub mod partition;
 pub mod plan;
 pub mod raft_log;

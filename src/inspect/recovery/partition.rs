@@ -43,6 +43,9 @@ pub struct PartitionReport {
     /// Why the broker cannot read the partition's `partition.metadata`,
     /// when it cannot (it reads the file of every partition at start).
     pub partition_metadata: Option<PartitionMetadataError>,
+    /// Why the broker cannot read the partition's `leader-epoch-checkpoint`,
+    /// when it cannot (the log's leader epoch cache reads it as it opens).
+    pub leader_epochs_unreadable: Option<CheckpointUnreadable>,
     /// For the KRaft metadata log: its snapshots and `quorum-state` as the
     /// node's raft layer judges them at start.
     pub raft: Option<RaftLogCheck>,
@@ -65,6 +68,7 @@ impl PartitionReport {
         self.plan.is_clean()
             && self.stray_files().is_empty()
             && self.partition_metadata.is_none()
+            && self.leader_epochs_unreadable.is_none()
             && self.raft.as_ref().is_none_or(RaftLogCheck::is_clean)
     }
 }
@@ -207,15 +211,51 @@ fn partition_metadata_problem(partition: &Partition) -> Option<PartitionMetadata
 /// How much of a `partition.metadata` is read: far more than its two lines.
 const PARTITION_METADATA_READ: u64 = 16 << 20;
 
-/// The entries of `leader-epoch-checkpoint` (none when it is absent).
-fn read_leader_epochs(partition: &Partition) -> Result<Vec<LeaderEpochEntry>, LogDirError> {
+/// A checkpoint file Kafka's reader rejects, and what the broker does.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckpointUnreadable {
+    /// The file.
+    pub file: std::path::PathBuf,
+    /// What the reader meets.
+    pub reason: String,
+    /// What follows at start.
+    pub outcome: UnreadableOutcome,
+}
+
+/// Larger than any `leader-epoch-checkpoint`.
+const LEADER_EPOCH_CHECKPOINT_LIMIT: u64 = 64 << 20;
+
+/// The entries of `leader-epoch-checkpoint` (none when it is absent), or
+/// why Kafka's checkpoint reader rejects it. Its `IOException` marks the
+/// log dir offline (`CheckpointFileWithFailureHandler.read`); the
+/// metadata log opens its log outside the log manager, so there the
+/// exception stops the node.
+fn read_leader_epochs(
+    partition: &Partition,
+) -> Result<(Vec<LeaderEpochEntry>, Option<CheckpointUnreadable>), LogDirError> {
     let path = partition.leader_epoch_checkpoint_path();
     if !path.exists() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), None));
     }
-    let text = read_small(&path, 64 << 20)?;
-    parse_leader_epoch_checkpoint(&String::from_utf8_lossy(&text))
-        .map_err(|e| LogDirError::format(&path, e))
+    let text = read_small(&path, LEADER_EPOCH_CHECKPOINT_LIMIT)?;
+    Ok(
+        match parse_leader_epoch_checkpoint(&String::from_utf8_lossy(&text)) {
+            Ok(entries) => (entries, None),
+            Err(e) => (
+                Vec::new(),
+                Some(CheckpointUnreadable {
+                    file: path,
+                    reason: e.to_string(),
+                    outcome: if partition.is_metadata_log() {
+                        UnreadableOutcome::BrokerFails
+                    } else {
+                        UnreadableOutcome::LogDirOffline
+                    },
+                }),
+            ),
+        },
+    )
 }
 
 /// Base offsets of the `.txnindex` files whose bytes recovery changes.
@@ -248,11 +288,12 @@ pub fn check_partition(
 ) -> Result<PartitionReport, LogDirError> {
     let (recovery_point, recovery_point_source) = recovery_point(partition, load.recovery_point)?;
     let existing = read_snapshots(partition)?;
+    let (leader_epochs, leader_epochs_unreadable) = read_leader_epochs(partition)?;
     let checks = check_segments(partition, options, recovery_point, &existing, progress)?;
     let state = PartitionState {
         recovery_point,
         clean_shutdown: partition.log_dir().join(".kafka_cleanshutdown").exists(),
-        leader_epochs: read_leader_epochs(partition)?,
+        leader_epochs,
     };
     let mut plan = plan_recovery(&checks, &state);
     let log_start_checkpoint = partition
@@ -276,7 +317,9 @@ pub fn check_partition(
         let bounds = LogBounds::after_recovery(
             partition,
             plan.log_end_offset,
-            &state.leader_epochs,
+            leader_epochs_unreadable
+                .is_none()
+                .then_some(state.leader_epochs.as_slice()),
             &plan.leader_epochs_removed,
         );
         Some(check_raft_log(partition, bounds)?)
@@ -287,6 +330,7 @@ pub fn check_partition(
         raft,
         snapshots_missing,
         partition_metadata: partition_metadata_problem(partition),
+        leader_epochs_unreadable,
         partition: partition.clone(),
         checks,
         state,

@@ -27,6 +27,10 @@ pub enum RaftOutcome {
     NodeFails,
     /// The node starts, but without data the files hold.
     LosesData,
+    /// The node starts, but serves none of the partitions of this log dir.
+    LogDirOffline,
+    /// The node starts, but not as the voter the quorum counts on.
+    LeavesQuorum,
     /// The node deletes or truncates files at start; nothing needed is lost.
     KafkaChangesFiles,
     /// The file is damaged but not read at start (an older snapshot).
@@ -46,6 +50,8 @@ impl RaftOutcome {
         match self {
             Self::NodeFails => "the node (broker or controller) does not start",
             Self::LosesData => "the node starts without data these files hold",
+            Self::LogDirOffline => "the node starts with this log dir offline",
+            Self::LeavesQuorum => "the node starts, but not as the voter the quorum counts on",
             Self::KafkaChangesFiles => "the node changes these files at start",
             Self::DamagedNotRead => "damaged, but not read at start while a newer snapshot is",
             Self::Note => "note",
@@ -104,24 +110,30 @@ pub struct LogBounds {
     pub end: i64,
     /// The epoch of the last leader epoch entry after recovery, if any.
     pub latest_epoch: Option<i32>,
+    /// Whether `leader-epoch-checkpoint` read (when it does not, the node
+    /// stops before the checks that compare epochs).
+    pub epochs_known: bool,
 }
 
 impl LogBounds {
     /// The bounds of `partition` after a recovery that ends the log at
-    /// `end` and keeps `leader_epochs` less `removed`.
+    /// `end` and keeps `leader_epochs` (`None`: the file does not read)
+    /// less `removed`.
     pub fn after_recovery(
         partition: &Partition,
         end: i64,
-        leader_epochs: &[LeaderEpochEntry],
+        leader_epochs: Option<&[LeaderEpochEntry]>,
         removed: &[LeaderEpochEntry],
     ) -> Self {
         Self {
             start: partition.segments.first().map_or(0, |s| s.base_offset),
             end,
             latest_epoch: leader_epochs
+                .unwrap_or_default()
                 .iter()
                 .rfind(|e| !removed.contains(e))
                 .map(|e| e.epoch),
+            epochs_known: leader_epochs.is_some(),
         }
     }
 }
@@ -167,15 +179,17 @@ pub fn check_raft_log(
         .map(|s| check_snapshot(&s.path).map(|r| (s, r)))
         .collect::<Result<Vec<_>, _>>()?;
     judge_snapshots(&reads, bounds, &mut check);
-    if let Some(latest) = kept.last() {
+    if let Some(latest) = kept.last().filter(|_| bounds.epochs_known) {
         truncation_to_snapshot(latest, bounds, &mut check);
     }
     quorum_state(&partition.dir, bounds, &mut check)?;
     Ok(check)
 }
 
-/// `.checkpoint.part` files: a snapshot whose writing never finished; the
-/// node deletes them at start.
+/// `.checkpoint.part` files (a snapshot whose writing never finished): the
+/// node deletes them at start (`KafkaMetadataLog.recoverSnapshots`).
+/// `.checkpoint.deleted` ones, deleted there too, are already stray files
+/// of the partition (every `.deleted` file is).
 fn partial_snapshots(dir: &Path, check: &mut RaftLogCheck) -> Result<(), LogDirError> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(|e| LogDirError::io(dir, e))? {
@@ -368,6 +382,7 @@ fn quorum_state(
                 because: "without it the node starts in the log's latest epoch having voted for nobody; if it had voted in a later epoch it could vote again in that epoch, so start it once the quorum has a leader, or restore the file".into(),
             });
         }
+        Ok(_) if !bounds.epochs_known => {}
         Ok(state) => {
             let log_epoch = bounds.latest_epoch.unwrap_or(0);
             if state.leader_epoch < log_epoch {

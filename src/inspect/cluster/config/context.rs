@@ -11,6 +11,7 @@ use super::resolve::{BrokerLayers, IgnoredConfig, TopicConfigs, ignored_dynamic,
 use crate::inspect::cluster::metadata::configs::DynamicConfigs;
 use crate::inspect::cluster::metadata::image::MetadataImage;
 use crate::inspect::cluster::metadata::load::{find_metadata_partition, load_image};
+use crate::inspect::cluster::metadata::quorum::Quorum;
 use crate::logdir::LogDirError;
 use crate::logdir::properties_file::{node_id, read_properties};
 
@@ -24,6 +25,23 @@ pub struct MetadataOrigin {
     /// The image itself, as of that offset, for other questions of the
     /// same run (stray replicas) without replaying the log again.
     pub image: Arc<MetadataImage>,
+    /// The KRaft voter set and `kraft.version` as of that offset.
+    pub quorum: Quorum,
+}
+
+impl MetadataOrigin {
+    /// The image of `path` (a log dir holding `__cluster_metadata-0`, that
+    /// directory, or a snapshot), with the warnings of its loading.
+    pub fn load(path: &Path) -> Result<(Self, Vec<String>), LogDirError> {
+        let loaded = load_image(path, None)?;
+        let origin = Self {
+            path: loaded.partition_dir.unwrap_or_else(|| path.to_path_buf()),
+            offset: loaded.offset,
+            image: Arc::new(loaded.replayed.image),
+            quorum: loaded.replayed.quorum,
+        };
+        Ok((origin, loaded.warnings))
+    }
 }
 
 /// The inputs of every topic's configs.
@@ -87,20 +105,16 @@ impl ConfigContext {
     /// (a log dir holding `__cluster_metadata-0`, that directory, or a
     /// snapshot), as the broker's metadata loader builds it.
     pub fn with_metadata(mut self, path: &Path) -> Result<Self, LogDirError> {
-        let loaded = load_image(path, None)?;
-        let image = loaded.replayed.image;
-        self.topic_ids = image
+        let (origin, warnings) = MetadataOrigin::load(path)?;
+        self.topic_ids = origin
+            .image
             .topics
             .values()
             .map(|t| (t.name.clone(), t.id.clone()))
             .collect();
-        self.dynamic = image.configs.clone();
-        self.metadata = Some(MetadataOrigin {
-            path: loaded.partition_dir.unwrap_or_else(|| path.to_path_buf()),
-            offset: loaded.offset,
-            image: Arc::new(image),
-        });
-        self.warnings = loaded.warnings;
+        self.dynamic = origin.image.configs.clone();
+        self.metadata = Some(origin);
+        self.warnings = warnings;
         Ok(self)
     }
 

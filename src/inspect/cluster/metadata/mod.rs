@@ -7,9 +7,12 @@
 //! and walks them, [`replay`] applies records in order with metadata
 //! transactions, [`apply`] applies one record; [`health`] judges each
 //! partition as kafka-topics does; [`stray`] matches a log dir's
-//! partition directories to the image.
+//! partition directories to the image; [`snapshot_check`] and
+//! [`bootstrap_check`] read snapshots and `bootstrap.checkpoint` as the
+//! node does at start.
 
 pub mod apply;
+pub mod bootstrap_check;
 pub mod configs;
 pub mod health;
 pub mod image;

@@ -136,7 +136,7 @@ pub fn check_snapshot(path: &Path) -> Result<SnapshotRead, LogDirError> {
 /// Where the walk could not frame a batch: the end of the file inside a
 /// batch is where Kafka's reader quietly stops; a size below the minimum
 /// or a bad magic byte makes it throw.
-fn framing_damage(err: FormatError) -> SnapshotDamage {
+pub(crate) fn framing_damage(err: FormatError) -> SnapshotDamage {
     let position = err.offset;
     let reason = format!("{}", err.kind);
     match err.kind {
