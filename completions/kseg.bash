@@ -223,14 +223,14 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__export)
-            opts="-h -V --format --encoding --key-separator --null-marker --from-offset --to-offset --from-time --to-time --include-control --salvage --max-decompressed-bytes --help --version"
+            opts="-o -h -V --format --encoding --key-separator --null-marker --from-offset --to-offset --from-time --to-time --include-control --salvage --max-decompressed-bytes --output --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "json line" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json line parquet" -- "${cur}"))
                     return 0
                     ;;
                 --encoding)
@@ -262,6 +262,14 @@ _kseg() {
                     return 0
                     ;;
                 --max-decompressed-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -137,8 +137,9 @@ complete -c kseg -n "__fish_kseg_using_subcommand diverge" -l export -d 'Write e
 complete -c kseg -n "__fish_kseg_using_subcommand diverge" -l json -d 'Newline-delimited JSON, one object per follower'
 complete -c kseg -n "__fish_kseg_using_subcommand diverge" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand diverge" -s V -l version -d 'Print version'
-complete -c kseg -n "__fish_kseg_using_subcommand export" -l format -d 'Output form' -r -f -a "json\t'One JSON object per record'
-line\t'KEY<separator>VALUE lines, as kafka-console-producer (parse.key=true) and kcat -K read them'"
+complete -c kseg -n "__fish_kseg_using_subcommand export" -l format -d 'Output form' -r -f -a "json\t'One JSON object per record (NDJSON)'
+line\t'KEY<separator>VALUE lines, as kafka-console-producer (parse.key=true) and kcat -K read them'
+parquet\t'An Apache Parquet file (needs --output): one row per record, zstd-compressed'"
 complete -c kseg -n "__fish_kseg_using_subcommand export" -l encoding -d 'How keys, values and header values are written in JSON' -r -f -a "utf8\t'UTF-8 text, falling back to hex for bytes that are not valid UTF-8'
 hex\t'Lower-case hex'
 base64\t'Base64'"
@@ -149,6 +150,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand export" -l to-offset -d 'Last 
 complete -c kseg -n "__fish_kseg_using_subcommand export" -l from-time -d 'Earliest timestamp exported: epoch ms, RFC 3339 or an age like 1h' -r
 complete -c kseg -n "__fish_kseg_using_subcommand export" -l to-time -d 'Latest timestamp exported: epoch ms, RFC 3339 or an age like 1h' -r
 complete -c kseg -n "__fish_kseg_using_subcommand export" -l max-decompressed-bytes -d 'Largest batch, and largest decompressed batch, kseg will hold in memory, in bytes' -r
+complete -c kseg -n "__fish_kseg_using_subcommand export" -s o -l output -d 'Write to this file instead of stdout (required for --format parquet)' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand export" -l include-control -d 'Also export control records (transaction markers, KRaft control records)'
 complete -c kseg -n "__fish_kseg_using_subcommand export" -l salvage -d 'Read past damaged batches: resynchronize at the next batch that validates'
 complete -c kseg -n "__fish_kseg_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'

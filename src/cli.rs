@@ -679,10 +679,13 @@ impl TransactionsArgs {
 /// How `kseg export` writes records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormatArg {
-    /// One JSON object per record
+    /// One JSON object per record (NDJSON)
+    #[value(alias = "ndjson")]
     Json,
     /// KEY<separator>VALUE lines, as kafka-console-producer (parse.key=true) and kcat -K read them
     Line,
+    /// An Apache Parquet file (needs --output): one row per record, zstd-compressed
+    Parquet,
 }
 
 /// Arguments of `kseg export`.
@@ -693,7 +696,8 @@ inclusive. Reading stops at a damaged batch (file and byte position on stderr, e
 Kafka's readers stop; --salvage reads on from the next batch that validates and prints the \
 salvage report on stderr (exit 1 when anything was damaged).\n\
 JSON fields: partition, offset, timestamp, timestampType, key, value, headers [{key, value}], \
-producerId, producerEpoch, isTransactional, isControl (and controlType for control records). \
+producerId, producerEpoch, sequence, partitionLeaderEpoch, isTransactional, isControl (and \
+controlType for control records). \
 With --encoding utf8, bytes that are not valid UTF-8 are written in hex and marked by a sibling \
 keyEncoding/valueEncoding field set to \"hex\".\n\
 --format line writes KEY<separator>VALUE lines for `kafka-console-producer --property \
@@ -701,7 +705,11 @@ parse.key=true --property key.separator=<separator>` (add `--property null.marke
 --null-marker) or `kcat -P -K <separator>`. Both split at the first separator, so a key must not \
 hold it; a record that cannot be written so that it reads back as itself (not UTF-8, a line \
 break, a null without --null-marker) stops the export with its offset named (exit 2). Headers are \
-left out of lines (counted on stderr)."
+left out of lines (counted on stderr).\n\
+--format parquet writes the same fields as columns (topic and partition parsed from the \
+directory name; key, value and header values as bytes; header keys as text) to --output, in \
+row groups of bounded size; the file is written beside its name and renamed into place when \
+complete."
 )]
 pub struct ExportArgs {
     /// A segment .log, a partition directory or a log dir
@@ -745,6 +753,9 @@ pub struct ExportArgs {
     /// Largest batch, and largest decompressed batch, kseg will hold in memory, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = 128 << 20)]
     pub max_decompressed_bytes: usize,
+    /// Write to this file instead of stdout (required for --format parquet)
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// Arguments of `kseg salvage`.

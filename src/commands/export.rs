@@ -1,8 +1,11 @@
 //! `kseg export PATH…`: every record, in offset order, as NDJSON or as
-//! lines a producer can replay; `--salvage` reads past damage.
+//! lines a producer can replay, or as a Parquet file; `--salvage` reads
+//! past damage.
 
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
 
 use kseg::format::record::parse_control_record;
 use kseg::inspect::recovery::salvage::{
@@ -11,6 +14,7 @@ use kseg::inspect::recovery::salvage::{
 use kseg::logdir::target::resolve;
 use kseg::render::ByteEncoding;
 use kseg::render::export::{ExportedRecord, LineForm, Unrepresentable, write_json};
+use kseg::render::export_parquet::ParquetExport;
 use kseg::render::salvage::write_damages;
 
 use crate::cli::{EncodingArg, ExportArgs, ExportFormatArg};
@@ -18,8 +22,8 @@ use crate::exit_code::ExitCode;
 
 /// Where the export of one partition stopped early.
 enum Stop {
-    /// Writing stdout failed.
-    Output(io::Error),
+    /// Writing the output failed.
+    Output(anyhow::Error),
     /// A record the line form cannot carry.
     Line(Unrepresentable),
 }
@@ -43,14 +47,117 @@ fn filter(args: &ExportArgs) -> anyhow::Result<RecordFilter> {
     })
 }
 
+/// Where the records go, in which form.
+enum Sink {
+    /// NDJSON or lines, to stdout or a file.
+    Text(BufWriter<Box<dyn Write>>, Option<LineForm>, ByteEncoding),
+    /// A Parquet file.
+    Parquet(Box<ParquetExport<BufWriter<File>>>),
+}
+
+impl Sink {
+    /// Writes one record; `Ok(Err)` when the line form cannot carry it.
+    fn write(&mut self, r: &ExportedRecord<'_>) -> anyhow::Result<Result<(), Unrepresentable>> {
+        Ok(match self {
+            Self::Text(out, None, encoding) => write_json(out, r, *encoding).map(Ok)?,
+            Self::Text(out, Some(form), _) => form.write(out, r)?,
+            Self::Parquet(p) => p.push(r).map(Ok)?,
+        })
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Self::Text(out, ..) => out.flush(),
+            Self::Parquet(_) => Ok(()),
+        }
+    }
+
+    /// Finishes the output: the Parquet footer, every byte flushed and
+    /// synced.
+    fn finish(self) -> anyhow::Result<()> {
+        match self {
+            Self::Text(mut out, ..) => out.flush()?,
+            Self::Parquet(p) => {
+                let file = p.finish()?.into_inner().map_err(|e| e.into_error())?;
+                file.sync_all()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An output file written beside its name and renamed into place once
+/// complete, so that a failed export leaves no half-written file.
+struct OutputFile {
+    partial: PathBuf,
+    path: PathBuf,
+}
+
+impl OutputFile {
+    fn create(path: &Path) -> anyhow::Result<(Self, File)> {
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(".kseg-partial");
+        let partial = path.with_file_name(name);
+        let file =
+            File::create(&partial).map_err(|e| anyhow::anyhow!("{}: {e}", partial.display()))?;
+        Ok((
+            Self {
+                partial,
+                path: path.to_path_buf(),
+            },
+            file,
+        ))
+    }
+
+    fn commit(self) -> anyhow::Result<()> {
+        std::fs::rename(&self.partial, &self.path)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", self.path.display()))
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        // Gone already once committed; otherwise the partial file goes.
+        let _ = std::fs::remove_file(&self.partial);
+    }
+}
+
+fn sink(args: &ExportArgs, line: Option<LineForm>) -> anyhow::Result<(Sink, Option<OutputFile>)> {
+    let (output, file) = match &args.output {
+        Some(path) => {
+            let (output, file) = OutputFile::create(path)?;
+            (Some(output), Some(file))
+        }
+        None => (None, None),
+    };
+    let sink = match (args.format, file) {
+        (ExportFormatArg::Parquet, Some(file)) => {
+            Sink::Parquet(Box::new(ParquetExport::new(BufWriter::new(file))?))
+        }
+        (ExportFormatArg::Parquet, None) => {
+            anyhow::bail!("--format parquet writes a file: name it with --output")
+        }
+        (_, file) => {
+            let out: Box<dyn Write> = match file {
+                Some(file) => Box::new(file),
+                None => Box::new(io::stdout().lock()),
+            };
+            Sink::Text(BufWriter::new(out), line, encoding(args.encoding))
+        }
+    };
+    Ok((sink, output))
+}
+
 /// Runs `kseg export`.
 pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
     let line = (args.format == ExportFormatArg::Line).then(|| LineForm {
         separator: args.key_separator.clone(),
         null_marker: args.null_marker.clone(),
     });
-    if line.is_some() && args.encoding != EncodingArg::Utf8 {
-        anyhow::bail!("--format line writes keys and values as they are; --encoding is for JSON");
+    if args.format != ExportFormatArg::Json && args.encoding != EncodingArg::Utf8 {
+        anyhow::bail!(
+            "--format line and parquet write keys and values as they are; --encoding is for JSON"
+        );
     }
     if line
         .as_ref()
@@ -63,8 +170,8 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
         max_batch_bytes: args.max_decompressed_bytes,
         filter: filter(args)?,
     };
-    let encoding = encoding(args.encoding);
-    let mut out = BufWriter::new(io::stdout().lock());
+    let counts_headers = line.is_some();
+    let (mut out, output) = sink(args, line)?;
     let mut code = ExitCode::Ok;
     let mut with_headers = 0u64;
     for path in &args.paths {
@@ -96,14 +203,10 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
                         record,
                         control: control.as_ref(),
                     };
-                    let written = match &line {
-                        None => write_json(&mut out, &exported, encoding).map(Ok),
-                        Some(form) => {
-                            with_headers += u64::from(!record.headers.is_empty());
-                            form.write(&mut out, &exported)
-                        }
-                    };
-                    match written {
+                    if counts_headers {
+                        with_headers += u64::from(!record.headers.is_empty());
+                    }
+                    match out.write(&exported) {
                         Ok(Ok(())) => {}
                         Ok(Err(why)) => {
                             stop = Some(Stop::Line(why));
@@ -118,7 +221,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
                 ControlFlow::Continue(())
             })?;
             match stop {
-                Some(Stop::Output(e)) => return Err(e.into()),
+                Some(Stop::Output(e)) => return Err(e),
                 Some(Stop::Line(why)) => {
                     out.flush()?;
                     eprintln!(
@@ -137,7 +240,10 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    out.flush()?;
+    out.finish()?;
+    if let Some(output) = output {
+        output.commit()?;
+    }
     if with_headers > 0 {
         eprintln!("kseg: {with_headers} records had headers, which the line form leaves out");
     }

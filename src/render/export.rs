@@ -22,6 +22,20 @@ pub struct ExportedRecord<'r> {
     pub control: Option<&'r ControlRecord>,
 }
 
+impl ExportedRecord<'_> {
+    /// The record's sequence number as Kafka's clients give it: its
+    /// batch's base sequence plus its offset delta, wrapping past
+    /// `i32::MAX` to 0; -1 when the batch has none.
+    pub fn sequence(&self) -> i32 {
+        if self.batch.base_sequence < 0 {
+            return -1;
+        }
+        let delta = self.record.offset - self.batch.base_offset;
+        let wrapped = (i64::from(self.batch.base_sequence) + delta).rem_euclid(1 << 31);
+        i32::try_from(wrapped).unwrap_or(-1)
+    }
+}
+
 /// The line form's settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LineForm {
@@ -98,6 +112,8 @@ struct RecordLine<'r> {
     headers: Vec<HeaderLine>,
     producer_id: i64,
     producer_epoch: i16,
+    sequence: i32,
+    partition_leader_epoch: i32,
     is_transactional: bool,
     is_control: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -143,6 +159,8 @@ pub fn write_json(
         headers,
         producer_id: r.batch.producer_id,
         producer_epoch: r.batch.producer_epoch,
+        sequence: r.sequence(),
+        partition_leader_epoch: r.batch.partition_leader_epoch,
         is_transactional: r.batch.is_transactional,
         is_control: r.batch.is_control,
         control_type: r.control.map(|c| c.control_type.name()),

@@ -8,6 +8,7 @@ pub mod dir_form;
 pub mod diverge;
 pub mod dump;
 pub mod export;
+pub mod export_parquet;
 pub mod groups;
 pub mod index_rebuild;
 pub mod locate;

@@ -18,6 +18,11 @@ pub struct ViewRecord {
     pub headers: Vec<(String, Option<Vec<u8>>)>,
     pub timestamp_type: String,
     pub producer_id: i64,
+    pub producer_epoch: i64,
+    /// The batch's base sequence plus the record's offset delta (wrapping
+    /// past `i32::MAX`), or -1.
+    pub sequence: i64,
+    pub partition_leader_epoch: i64,
     pub is_transactional: bool,
     pub is_control: bool,
     /// The `.log` file and byte position of the record's batch.
@@ -49,6 +54,16 @@ pub fn view_records(view: &Value) -> Vec<ViewRecord> {
                         .collect(),
                     timestamp_type: batch["timestampType"].as_str().unwrap().to_string(),
                     producer_id: batch["producerId"].as_i64().unwrap(),
+                    producer_epoch: batch["producerEpoch"].as_i64().unwrap(),
+                    sequence: match batch["baseSequence"].as_i64().unwrap() {
+                        -1 => -1,
+                        base => {
+                            (base + r["offset"].as_i64().unwrap()
+                                - batch["baseOffset"].as_i64().unwrap())
+                                % (1 << 31)
+                        }
+                    },
+                    partition_leader_epoch: batch["partitionLeaderEpoch"].as_i64().unwrap(),
                     is_transactional: batch["isTransactional"].as_bool().unwrap(),
                     is_control: batch["isControl"].as_bool().unwrap(),
                     batch: (file.clone(), batch["position"].as_u64().unwrap()),
@@ -93,6 +108,17 @@ pub fn assert_same_records(label: &str, ours: &[Value], kafka: &[ViewRecord], pa
             o["producerId"].as_i64(),
             Some(k.producer_id),
             "{at}: producerId"
+        );
+        assert_eq!(
+            o["producerEpoch"].as_i64(),
+            Some(k.producer_epoch),
+            "{at}: producerEpoch"
+        );
+        assert_eq!(o["sequence"].as_i64(), Some(k.sequence), "{at}: sequence");
+        assert_eq!(
+            o["partitionLeaderEpoch"].as_i64(),
+            Some(k.partition_leader_epoch),
+            "{at}: partitionLeaderEpoch"
         );
         assert_eq!(
             o["isTransactional"].as_bool(),

@@ -18,6 +18,7 @@ mod descriptors;
 mod diverge;
 mod dump;
 mod export;
+mod export_parquet;
 mod generated;
 mod independent_encoder;
 mod internal_topics;
