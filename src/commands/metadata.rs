@@ -6,7 +6,7 @@ use std::path::Path;
 use kseg::inspect::cluster::config::context::MetadataOrigin;
 use kseg::inspect::cluster::metadata::health::assess;
 use kseg::inspect::cluster::metadata::load::{
-    ImageRequest, LoadedImage, find_metadata_partition, load_image, load_image_with_progress,
+    ImageRequest, LoadedImage, Start, find_metadata_partition, load_image, load_image_with_progress,
 };
 use kseg::inspect::cluster::metadata::stray::{StrayReport, find_stray_replicas};
 use kseg::render::metadata::{stray_json, to_json, write_strays_text, write_text};
@@ -48,6 +48,7 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
     let request = ImageRequest {
         at_offset: args.at_offset,
         snapshot: args.snapshot.clone(),
+        start: Start::Newest,
     };
     let loaded = load_image_with_progress(&args.path, &request, &|n| bar.inc(n))?;
     bar.finish_and_clear();

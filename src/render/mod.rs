@@ -9,6 +9,7 @@ pub mod diverge;
 pub mod dump;
 pub mod export;
 pub mod groups;
+pub mod history;
 pub mod index_rebuild;
 pub mod locate;
 pub mod metadata;

@@ -19,6 +19,7 @@ mod diverge;
 mod dump;
 mod export;
 mod generated;
+mod history;
 mod independent_encoder;
 mod internal_topics;
 mod jbod_dirs;

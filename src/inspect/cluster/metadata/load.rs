@@ -24,7 +24,7 @@ use super::configs::SetBy;
 use super::replay::{Replayed, Replayer};
 use super::snapshot_check::check_snapshot;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use crate::format::{FileBatch, FormatError};
+use crate::format::{BatchSummary, FileBatch, FormatError};
 use crate::logdir::chunked::walk_batches;
 use crate::logdir::file_name::parse_kraft_snapshot;
 use crate::logdir::{LogDirError, Partition};
@@ -153,6 +153,22 @@ pub struct ImageRequest {
     /// The snapshot to start from, instead of the newest one that reads
     /// cleanly at or below the offset.
     pub snapshot: Option<PathBuf>,
+    /// Start as early as the files allow instead (see [`Start::Oldest`]).
+    pub start: Start,
+}
+
+/// Where the replay starts when no snapshot is named.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Start {
+    /// From the newest snapshot that reads cleanly at or below the offset
+    /// asked for, as the broker's loader does.
+    #[default]
+    Newest,
+    /// From the oldest point the files still hold the records after: the
+    /// empty image (or the bootstrap snapshot ending at offset 0) when the
+    /// log starts at offset 0, else the oldest snapshot that reads cleanly
+    /// and ends at or past the log's first offset.
+    Oldest,
 }
 
 impl ImageRequest {
@@ -161,6 +177,7 @@ impl ImageRequest {
         Self {
             at_offset,
             snapshot: None,
+            start: Start::Newest,
         }
     }
 }
@@ -172,9 +189,91 @@ pub fn load_image_with_progress(
     request: &ImageRequest,
     progress: &dyn Fn(u64),
 ) -> Result<LoadedImage, LogDirError> {
+    let (replayer, walked) = replay_with(path, request, progress, |r| r)?;
+    Ok(walked.into_loaded(replayer.finish()))
+}
+
+/// What takes the records of the log, in order, after the snapshot:
+/// [`Replayer`] itself, or something built on it that watches each record
+/// go in (`kseg history`).
+pub trait Replay {
+    /// The batch whose records come next: its header.
+    fn batch(&mut self, _batch: &BatchSummary) {}
+    /// A metadata record, as [`Replayer::record`] takes it.
+    fn record(&mut self, value: Result<&serde_json::Value, String>, at: SetBy);
+    /// A KRaft control record, as [`Replayer::control`] takes it.
+    fn control(
+        &mut self,
+        key: Option<&serde_json::Value>,
+        value: Result<&serde_json::Value, String>,
+        at: SetBy,
+    );
+}
+
+impl Replay for Replayer {
+    fn record(&mut self, value: Result<&serde_json::Value, String>, at: SetBy) {
+        Replayer::record(self, value, at);
+    }
+    fn control(
+        &mut self,
+        key: Option<&serde_json::Value>,
+        value: Result<&serde_json::Value, String>,
+        at: SetBy,
+    ) {
+        Replayer::control(self, key, value, at);
+    }
+}
+
+/// Where a replay started and stopped: everything of [`LoadedImage`] but
+/// the replay itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Walked {
+    /// The partition directory, unless a lone `.checkpoint` was given.
+    pub partition_dir: Option<PathBuf>,
+    /// The snapshot replayed first, if any.
+    pub snapshot: Option<SnapshotFile>,
+    /// The first log offset replayed after the snapshot (none when only a snapshot was read).
+    pub log_from: Option<i64>,
+    /// The last offset replayed (-1 for none).
+    pub offset: i64,
+    /// The offset asked for.
+    pub at_offset: Option<i64>,
+    /// The log end offset read (one past the last record seen).
+    pub log_end_offset: Option<i64>,
+    /// Where reading stopped early, and why.
+    pub warnings: Vec<String>,
+    /// What else the reader should know.
+    pub notes: Vec<String>,
+}
+
+impl Walked {
+    fn into_loaded(self, replayed: Replayed) -> LoadedImage {
+        LoadedImage {
+            replayed,
+            partition_dir: self.partition_dir,
+            snapshot: self.snapshot,
+            log_from: self.log_from,
+            offset: self.offset,
+            at_offset: self.at_offset,
+            log_end_offset: self.log_end_offset,
+            warnings: self.warnings,
+            notes: self.notes,
+        }
+    }
+}
+
+/// Replays `path` as [`load_image_with_progress`] does, the snapshot into
+/// a [`Replayer`] and the log into what `wrap` makes of it.
+pub fn replay_with<R: Replay>(
+    path: &Path,
+    request: &ImageRequest,
+    progress: &dyn Fn(u64),
+    wrap: impl FnOnce(Replayer) -> R,
+) -> Result<(R, Walked), LogDirError> {
     let at_offset = request.at_offset;
     if path.is_file() {
-        return load_snapshot_file(path, at_offset, progress);
+        let (replayer, walked) = load_snapshot_file(path, at_offset, progress)?;
+        return Ok((wrap(replayer), walked));
     }
     let dir = match find_metadata_partition(path) {
         Some(dir) => dir,
@@ -195,21 +294,22 @@ pub fn load_image_with_progress(
     }
     let target = at_offset.unwrap_or(i64::MAX);
     let mut warnings = Vec::new();
-    let (snapshot, replayer) = start_image(&dir, target, request, &mut warnings, progress)?;
     let partition = Partition::open(&dir)?;
+    let log_start = partition.segments.first().map_or(0, |s| s.base_offset);
+    let (snapshot, replayer) =
+        start_image(&dir, target, log_start, request, &mut warnings, progress)?;
     let from = snapshot.as_ref().map_or(0, |s| s.end_offset);
-    if let Some(first) = partition.segments.first().filter(|s| s.base_offset > from) {
+    if log_start > from {
         let asked = at_offset.map_or("the image".to_string(), |n| format!("offset {n}"));
         return Err(LogDirError::not_understood(
             &dir,
             format!(
-                "the log starts at offset {}, and no snapshot at or below {asked} covers the offsets before it",
-                first.base_offset
+                "the log starts at offset {log_start}, and no snapshot at or below {asked} covers the offsets before it"
             ),
         ));
     }
     let mut walk = LogWalk {
-        replayer,
+        replayer: wrap(replayer),
         from,
         target,
         last: from - 1,
@@ -245,8 +345,7 @@ pub fn load_image_with_progress(
             ));
         }
     }
-    Ok(LoadedImage {
-        replayed: replayer.finish(),
+    let walked = Walked {
         partition_dir: Some(dir),
         snapshot,
         log_from: Some(first.unwrap_or(from)),
@@ -255,7 +354,8 @@ pub fn load_image_with_progress(
         log_end_offset: end,
         warnings,
         notes,
-    })
+    };
+    Ok((replayer, walked))
 }
 
 /// The snapshot the image starts from and its records replayed: the one
@@ -266,6 +366,7 @@ pub fn load_image_with_progress(
 fn start_image(
     dir: &Path,
     target: i64,
+    log_start: i64,
     request: &ImageRequest,
     warnings: &mut Vec<String>,
     progress: &dyn Fn(u64),
@@ -278,11 +379,18 @@ fn start_image(
     }
     let mut skipped = Vec::new();
     let mut chosen = None;
-    for s in snapshots(dir)?
+    let mut candidates: Vec<SnapshotFile> = snapshots(dir)?
         .into_iter()
-        .rev()
         .filter(|s| s.end_offset <= target.saturating_add(1))
-    {
+        .collect();
+    match request.start {
+        Start::Newest => candidates.reverse(),
+        // From offset 0 nothing older is needed than the bootstrap
+        // snapshot, if any; else the oldest that the log continues.
+        Start::Oldest if log_start == 0 => candidates.retain(|s| s.end_offset == 0),
+        Start::Oldest => candidates.retain(|s| s.end_offset >= log_start),
+    }
+    for s in candidates {
         let why = match check_snapshot(&s.path)?.damage {
             Some(d) => format!("at byte {}: {}", d.position(), d.reason()),
             None => {
@@ -332,7 +440,7 @@ fn load_snapshot_file(
     path: &Path,
     at_offset: Option<i64>,
     progress: &dyn Fn(u64),
-) -> Result<LoadedImage, LogDirError> {
+) -> Result<(Replayer, Walked), LogDirError> {
     let snapshot = SnapshotFile::from_path(path)?;
     let end_offset = snapshot.end_offset;
     if let Some(n) = at_offset.filter(|&n| n != end_offset - 1) {
@@ -346,8 +454,7 @@ fn load_snapshot_file(
     }
     let mut replayer = Replayer::new();
     read_snapshot(path, end_offset, &mut replayer, progress)?;
-    Ok(LoadedImage {
-        replayed: replayer.finish(),
+    let walked = Walked {
         partition_dir: None,
         snapshot: Some(snapshot),
         log_from: None,
@@ -356,7 +463,8 @@ fn load_snapshot_file(
         log_end_offset: None,
         warnings: Vec::new(),
         notes: Vec::new(),
-    })
+    };
+    Ok((replayer, walked))
 }
 
 /// The decoded value of a metadata record, or why it did not decode.
@@ -410,7 +518,7 @@ enum Entry<'v> {
 
 impl Entry<'_> {
     /// Hands the record to the replayer as one set at `at`.
-    fn replay(self, replayer: &mut Replayer, at: SetBy) {
+    fn replay(self, replayer: &mut impl Replay, at: SetBy) {
         match self {
             Self::Metadata(value) => replayer.record(value, at),
             Self::Control(key, value) => replayer.control(key, value, at),
@@ -457,8 +565,8 @@ fn batch_records(
 }
 
 /// The walk over the log's segments.
-struct LogWalk<'p> {
-    replayer: Replayer,
+struct LogWalk<'p, R> {
+    replayer: R,
     from: i64,
     target: i64,
     last: i64,
@@ -471,7 +579,7 @@ struct LogWalk<'p> {
     progress: &'p dyn Fn(u64),
 }
 
-impl LogWalk<'_> {
+impl<R: Replay> LogWalk<'_, R> {
     fn segment(&mut self, log: &Path) -> Result<(), LogDirError> {
         let mut failure = None;
         let end = walk_batches(log, |batch| self.batch(batch, &mut failure))?;
@@ -509,6 +617,7 @@ impl LogWalk<'_> {
         }
         let (from, target) = (self.from, self.target);
         self.first.get_or_insert(summary.base_offset.max(from));
+        self.replayer.batch(&summary);
         let mut last = self.last;
         let replayer = &mut self.replayer;
         let result = batch_records(batch, &mut self.scratch, |offset, entry| {
