@@ -639,13 +639,17 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__metadata)
-            opts="-h -V --at-offset --snapshot --topic --under-replicated-partitions --unavailable-partitions --under-min-isr-partitions --json --help --version"
+            opts="-h -V --at-offset --at-time --snapshot --topic --under-replicated-partitions --unavailable-partitions --under-min-isr-partitions --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --at-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at-time)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -171,6 +171,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand restore" -l ignore-lock -d 'Wr
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s h -l help -d 'Print help'
 complete -c kseg -n "__fish_kseg_using_subcommand restore" -s V -l version -d 'Print version'
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l at-offset -d 'The image as of this offset of the metadata log (inclusive)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l at-time -d 'The image as of this time: through the last batch appended at or before it, the batches read in log order up to the first appended later (epoch ms, RFC 3339, or an age like 1h)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l snapshot -d 'Start from this snapshot (<endOffset>-<epoch>.checkpoint) instead of the newest one that reads cleanly' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l topic -d 'Only this topic\'s partitions and configs (repeatable)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand metadata" -l under-replicated-partitions -d 'Only partitions whose ISR is smaller than their replicas'

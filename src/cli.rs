@@ -80,6 +80,10 @@ pub struct MetadataArgs {
     /// The image as of this offset of the metadata log (inclusive)
     #[arg(long, value_name = "N")]
     pub at_offset: Option<i64>,
+    /// The image as of this time: through the last batch appended at or before it, the batches
+    /// read in log order up to the first appended later (epoch ms, RFC 3339, or an age like 1h)
+    #[arg(long, value_name = "TIME", conflicts_with = "at_offset", value_parser = crate::time_arg::parse_time)]
+    pub at_time: Option<i64>,
     /// Start from this snapshot (<endOffset>-<epoch>.checkpoint) instead of the newest one that reads cleanly
     #[arg(long, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,

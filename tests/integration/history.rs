@@ -762,3 +762,70 @@ fn history_memory_stays_flat_with_the_records() {
         "peak RSS grows with the records: {peaks:?} KiB"
     );
 }
+
+/// `kseg metadata --at-time T` is `--at-offset N` for N the last offset
+/// of the last batch appended at or before T (the view's batches in log
+/// order up to the first later one): at each batch's time and a
+/// millisecond before it; a time before the first batch is an error.
+#[test]
+fn metadata_at_time_is_at_offset_of_the_last_batch_by_then() {
+    let case = corpus_case();
+    let view = view(&case);
+    let dir = case.join("__cluster_metadata-0");
+    let batches: Vec<(i64, i64)> = view["partition"]["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["log"]["batches"].as_array().unwrap().clone())
+        .map(|b| {
+            (
+                b["maxTimestamp"].as_i64().unwrap(),
+                b["lastOffset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let expected = |t: i64| {
+        batches
+            .iter()
+            .take_while(|(time, _)| *time <= t)
+            .last()
+            .map(|(_, last)| *last)
+    };
+    let metadata = |flag: &str, value: String| {
+        let out = kseg([
+            "metadata".into(),
+            dir.display().to_string(),
+            "--json".into(),
+            flag.into(),
+            value,
+        ]);
+        (out.status.code(), stdout(&out), stderr(&out))
+    };
+    let times: BTreeSet<i64> = batches.iter().flat_map(|(t, _)| [*t, t - 1]).collect();
+    let mut distinct = BTreeSet::new();
+    for t in times {
+        let Some(offset) = expected(t) else {
+            let (code, _, err) = metadata("--at-time", t.to_string());
+            assert_eq!(code, Some(2), "{t}: {err}");
+            assert!(err.contains("first batch was appended after it"), "{err}");
+            continue;
+        };
+        let (code, by_time, err) = metadata("--at-time", t.to_string());
+        assert_eq!(code, Some(0), "{t}: {err}");
+        assert!(
+            err.contains(&format!("the image as of offset {offset},")),
+            "{t}: {err}"
+        );
+        let (_, by_offset, _) = metadata("--at-offset", offset.to_string());
+        assert_eq!(
+            by_time, by_offset,
+            "--at-time {t} against --at-offset {offset}"
+        );
+        distinct.insert(offset);
+    }
+    assert!(distinct.len() > 10, "{distinct:?}");
+    assert!(
+        distinct.iter().any(|&o| o >= 102),
+        "a time past the snapshot: {distinct:?}"
+    );
+}

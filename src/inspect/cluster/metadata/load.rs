@@ -275,17 +275,7 @@ pub fn replay_with<R: Replay>(
         let (replayer, walked) = load_snapshot_file(path, at_offset, progress)?;
         return Ok((wrap(replayer), walked));
     }
-    let dir = match find_metadata_partition(path) {
-        Some(dir) => dir,
-        None if looks_like_metadata_partition(path) => path.to_path_buf(),
-        None if path.is_dir() => {
-            return Err(LogDirError::not_understood(
-                path,
-                format!("holds no {METADATA_PARTITION} and is not a metadata partition directory"),
-            ));
-        }
-        None => return Err(LogDirError::io(path, std::io::ErrorKind::NotFound.into())),
-    };
+    let dir = metadata_dir(path)?;
     if let Some(n) = at_offset.filter(|&n| n < 0) {
         return Err(LogDirError::not_understood(
             path,
@@ -356,6 +346,61 @@ pub fn replay_with<R: Replay>(
         notes,
     };
     Ok((replayer, walked))
+}
+
+/// The metadata partition directory of `path`: `path` itself, or the
+/// `__cluster_metadata-0` of a log dir.
+fn metadata_dir(path: &Path) -> Result<PathBuf, LogDirError> {
+    match find_metadata_partition(path) {
+        Some(dir) => Ok(dir),
+        None if looks_like_metadata_partition(path) => Ok(path.to_path_buf()),
+        None if path.is_dir() => Err(LogDirError::not_understood(
+            path,
+            format!("holds no {METADATA_PARTITION} and is not a metadata partition directory"),
+        )),
+        None => Err(LogDirError::io(path, std::io::ErrorKind::NotFound.into())),
+    }
+}
+
+/// A batch of the log: its last offset and append time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AppendedBatch {
+    /// Its last offset.
+    pub last_offset: i64,
+    /// Its append time (epoch ms).
+    pub timestamp: i64,
+}
+
+/// The last batch of the metadata log of `path` appended at or before
+/// `time`: the batches are read in log order up to the first appended
+/// after it (or to damage, where the replay stops too); `None` when the
+/// first batch is already later.
+pub fn batch_at_time(path: &Path, time: i64) -> Result<Option<AppendedBatch>, LogDirError> {
+    let dir = metadata_dir(path)?;
+    let partition = Partition::open(&dir)?;
+    let mut found = None;
+    let mut later = false;
+    let mut scratch = Vec::new();
+    for segment in &partition.segments {
+        walk_batches(&segment.log_path(), |batch| {
+            let Ok(summary) = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT) else {
+                return ControlFlow::Break(());
+            };
+            if summary.max_timestamp > time {
+                later = true;
+                return ControlFlow::Break(());
+            }
+            found = Some(AppendedBatch {
+                last_offset: summary.last_offset,
+                timestamp: summary.max_timestamp,
+            });
+            ControlFlow::Continue(())
+        })?;
+        if later {
+            break;
+        }
+    }
+    Ok(found)
 }
 
 /// The snapshot the image starts from and its records replayed: the one
