@@ -43,9 +43,9 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
     if !args.json {
         let from = match &walked.snapshot {
             Some(s) => format!(
-                "the snapshot {} (the state as of offset {}; its records are not events)",
+                "the state of the snapshot {} (before offset {}; its records are not events)",
                 s.path.display(),
-                s.end_offset - 1
+                s.end_offset
             ),
             None => "an empty image".into(),
         };

@@ -554,7 +554,7 @@ fn text_lines_read_as_the_changes() {
         lines
             .last()
             .unwrap()
-            .starts_with("5 events through offset 156, from the snapshot ")
+            .starts_with("5 events through offset 156, from the state of the snapshot ")
     );
     let out = kseg(["history", dir.to_str().unwrap()]);
     assert!(stdout(&out).contains(
