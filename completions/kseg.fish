@@ -183,7 +183,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand metadata" -s V -l version -d '
 complete -c kseg -n "__fish_kseg_using_subcommand history" -l since -d 'Only events appended at or after this time (epoch ms, RFC 3339, or an age like 1h)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand history" -l until -d 'Only events appended at or before this time' -r
 complete -c kseg -n "__fish_kseg_using_subcommand history" -l topic -d 'Only events of this topic: its creation and deletion, its partitions, its configs' -r
-complete -c kseg -n "__fish_kseg_using_subcommand history" -l partition -d 'Only events of this partition (topic-N), and its topic\'s creation and deletion' -r
+complete -c kseg -n "__fish_kseg_using_subcommand history" -l partition -d 'Only events of this partition (topic-N), and its topic\'s creation and deletion; on a log dir holding the partition\'s directory, then what its files say (segment starts, leader epoch starts from leader-epoch-checkpoint, producer epoch bumps, aborted transactions, the recovery point), and each leader election names where its epoch starts there' -r
 complete -c kseg -n "__fish_kseg_using_subcommand history" -l broker -d 'Only events naming this broker: its registration and fencing, its configs, the partitions it leads, is in the ISR of or is a replica of (before or after)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand history" -l snapshot -d 'Start from this snapshot (<endOffset>-<epoch>.checkpoint)' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand history" -l json -d 'One JSON object an event'

@@ -143,7 +143,10 @@ pub struct HistoryArgs {
     /// Only events of this topic: its creation and deletion, its partitions, its configs
     #[arg(long, value_name = "TOPIC")]
     pub topic: Option<String>,
-    /// Only events of this partition (topic-N), and its topic's creation and deletion
+    /// Only events of this partition (topic-N), and its topic's creation and deletion; on a log
+    /// dir holding the partition's directory, then what its files say (segment starts, leader
+    /// epoch starts from leader-epoch-checkpoint, producer epoch bumps, aborted transactions,
+    /// the recovery point), and each leader election names where its epoch starts there
     #[arg(long, value_name = "TOPIC-N", value_parser = kseg::inspect::cluster::history::filter::parse_partition)]
     pub partition: Option<(String, i32)>,
     /// Only events naming this broker: its registration and fencing, its configs, the

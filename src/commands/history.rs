@@ -3,16 +3,43 @@
 
 use std::io::Write as _;
 
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use kseg::inspect::cluster::history::partition_story::{leader_epoch_starts, partition_story};
 use kseg::inspect::cluster::history::{Event, History};
-use kseg::inspect::cluster::metadata::load::{ImageRequest, Start, replay_with};
-use kseg::render::history::{text_line, to_json};
+use kseg::inspect::cluster::metadata::load::{
+    ImageRequest, Start, find_metadata_partition, replay_with,
+};
+use kseg::logdir::Partition;
+use kseg::render::history::{new_leader_epoch, story_json, story_line, text_line, to_json};
 
 use crate::cli::HistoryArgs;
 use crate::exit_code::ExitCode;
 
+/// The directory of the `--partition` asked for, when the path is a log
+/// dir that holds it beside the metadata log, and its leader epochs.
+fn data_partition(args: &HistoryArgs) -> anyhow::Result<Option<(PathBuf, BTreeMap<i32, i64>)>> {
+    let Some((topic, id)) = &args.partition else {
+        return Ok(None);
+    };
+    let dir = args.path.join(format!("{topic}-{id}"));
+    if find_metadata_partition(&args.path).is_none() || !dir.is_dir() {
+        return Ok(None);
+    }
+    let epochs = leader_epoch_starts(&Partition::open(&dir)?)?;
+    Ok(Some((dir, epochs)))
+}
+
 /// Runs `kseg history`.
 pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
     let filter = args.filter();
+    let data = data_partition(args)?;
+    let epoch_start = |event: &Event| {
+        let (_, epochs) = data.as_ref()?;
+        let epoch = new_leader_epoch(&event.change)?;
+        Some((epoch, *epochs.get(&epoch)?))
+    };
     let request = ImageRequest {
         at_offset: None,
         snapshot: args.snapshot.clone(),
@@ -25,10 +52,18 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
         if failed.is_some() || !filter.keeps(&event) {
             return;
         }
+        let start = epoch_start(&event);
         let written = if args.json {
-            writeln!(out, "{}", to_json(&event))
+            let mut v = to_json(&event);
+            if let Some((_, offset)) = start {
+                v["leaderEpochStartOffset"] = offset.into();
+            }
+            writeln!(out, "{v}")
         } else {
-            writeln!(out, "{}", text_line(&event))
+            let note = start.map_or(String::new(), |(epoch, offset)| {
+                format!("; its files: leader epoch {epoch} starts at offset {offset}")
+            });
+            writeln!(out, "{}{note}", text_line(&event))
         };
         match written {
             Ok(()) => printed += 1,
@@ -39,6 +74,23 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
     let replayed = history.finish();
     if let Some(e) = failed {
         return Err(e.into());
+    }
+    let mut warnings = walked.warnings.clone();
+    if let Some((dir, _)) = &data {
+        let name = dir.display().to_string();
+        let mut written = Ok(());
+        let stopped = partition_story(dir, |e| {
+            if written.is_ok() && filter.keeps_time(e.timestamp) {
+                written = if args.json {
+                    writeln!(out, "{}", story_json(&name, &e))
+                } else {
+                    writeln!(out, "{}", story_line(&name, &e))
+                };
+                printed += 1;
+            }
+        })?;
+        written?;
+        warnings.extend(stopped);
     }
     if !args.json {
         let from = match &walked.snapshot {
@@ -55,7 +107,7 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
             walked.offset
         )?;
     }
-    for w in walked.warnings.iter().chain(&walked.notes) {
+    for w in warnings.iter().chain(&walked.notes) {
         eprintln!("kseg: {w}");
     }
     let refused = replayed.refused.items.len() as u64 + replayed.refused.omitted;
@@ -64,7 +116,7 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
             "kseg: {refused} records the image refuses are no events (kseg metadata lists them)"
         );
     }
-    Ok(if walked.warnings.is_empty() {
+    Ok(if warnings.is_empty() {
         ExitCode::Ok
     } else {
         ExitCode::Findings

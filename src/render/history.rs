@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::time::utc;
+use crate::inspect::cluster::history::partition_story::{StoryChange, StoryEvent};
 use crate::inspect::cluster::history::{Change, Event, Status};
 use crate::inspect::cluster::metadata::image::{PartitionImage, QuotaEntity};
 
@@ -475,4 +476,77 @@ pub fn to_json(event: &Event) -> Value {
         Status::Open => drop(out.insert("openTransaction".into(), json!(true))),
     }
     out.into()
+}
+
+/// A line of a data partition's story, as `partition DIR` then what its
+/// files say: `offset 91204 2026-12-01T14:03:11.123Z partition orders-3
+/// (files): leader epoch 7 starts`.
+pub fn story_line(name: &str, event: &StoryEvent) -> String {
+    let time = event.timestamp.map_or("-".into(), utc);
+    let what = match &event.change {
+        StoryChange::SegmentStarts { file } => format!("segment {file} starts"),
+        StoryChange::LeaderEpochStarts { epoch } => format!("leader epoch {epoch} starts"),
+        StoryChange::ProducerEpochBumped {
+            producer_id,
+            epoch,
+            previous,
+        } => format!("producer {producer_id} epoch {previous} -> {epoch}"),
+        StoryChange::TransactionAborted { producer_id, epoch } => {
+            format!("producer {producer_id} (epoch {epoch}) aborted its transaction")
+        }
+        StoryChange::RecoveryPoint { log_end_offset } => format!(
+            "recovery point (recovery-point-offset-checkpoint; the log ends at offset {log_end_offset})"
+        ),
+    };
+    format!(
+        "offset {} {time} partition {name} (its files): {what}",
+        event.offset
+    )
+}
+
+/// The story event as JSON: `source` `partition`, `partitionDir`,
+/// `offset`, `timestamp` and `time` (null without a batch), `kind`
+/// (`segmentStarts`, `leaderEpochStarts`, `producerEpochBumped`,
+/// `transactionAborted`, `recoveryPoint`) and its fields.
+pub fn story_json(dir: &str, event: &StoryEvent) -> Value {
+    let mut out = json!({
+        "source": "partition",
+        "partitionDir": dir,
+        "offset": event.offset,
+        "timestamp": event.timestamp,
+        "time": event.timestamp.map(utc),
+    });
+    let fields = match &event.change {
+        StoryChange::SegmentStarts { file } => json!({"kind": "segmentStarts", "file": file}),
+        StoryChange::LeaderEpochStarts { epoch } => {
+            json!({"kind": "leaderEpochStarts", "leaderEpoch": epoch})
+        }
+        StoryChange::ProducerEpochBumped {
+            producer_id,
+            epoch,
+            previous,
+        } => json!({"kind": "producerEpochBumped", "producerId": producer_id,
+            "producerEpoch": epoch, "previousProducerEpoch": previous}),
+        StoryChange::TransactionAborted { producer_id, epoch } => json!({
+            "kind": "transactionAborted", "producerId": producer_id, "producerEpoch": epoch}),
+        StoryChange::RecoveryPoint { log_end_offset } => {
+            json!({"kind": "recoveryPoint", "logEndOffset": log_end_offset})
+        }
+    };
+    if let (Some(out), Value::Object(fields)) = (out.as_object_mut(), fields) {
+        out.extend(fields);
+    }
+    out
+}
+
+/// The leader epoch a partition event gives, when it is one that starts
+/// an epoch (created, or a new leader elected).
+pub fn new_leader_epoch(change: &Change) -> Option<i32> {
+    match change {
+        Change::PartitionCreated { now, .. } => Some(now.leader_epoch),
+        Change::PartitionChanged { now, previous, .. } => {
+            (now.leader_epoch != previous.leader_epoch).then_some(now.leader_epoch)
+        }
+        _ => None,
+    }
 }

@@ -829,3 +829,160 @@ fn metadata_at_time_is_at_offset_of_the_last_batch_by_then() {
         "a time past the snapshot: {distinct:?}"
     );
 }
+
+/// The story a data partition's view tells by hand: each segment's start
+/// (its first batch's time), each leader epoch's start (the time of the
+/// batch holding it), producer epoch bumps, ABORT markers (control key
+/// type 0), in offset order.
+fn story_by_hand(view: &Value) -> Vec<Value> {
+    let p = &view["partition"];
+    let mut epochs: Vec<(i64, i64)> = p["leaderEpochCheckpoint"]["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["epoch"].as_i64().unwrap(),
+                e["startOffset"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    epochs.reverse();
+    let mut producers = BTreeMap::new();
+    let mut out = Vec::new();
+    for s in p["segments"].as_array().unwrap() {
+        for (i, b) in s["log"]["batches"].as_array().unwrap().iter().enumerate() {
+            let time = &b["maxTimestamp"];
+            if i == 0 {
+                out.push(
+                    json!({"kind": "segmentStarts", "offset": s["baseOffset"], "timestamp": time}),
+                );
+            }
+            while epochs
+                .last()
+                .is_some_and(|e| e.1 <= b["lastOffset"].as_i64().unwrap())
+            {
+                let (epoch, start) = epochs.pop().unwrap();
+                out.push(
+                    json!({"kind": "leaderEpochStarts", "offset": start, "timestamp": time,
+                    "leaderEpoch": epoch}),
+                );
+            }
+            let (pid, epoch) = (
+                b["producerId"].as_i64().unwrap(),
+                b["producerEpoch"].as_i64().unwrap(),
+            );
+            if pid >= 0 {
+                if let Some(previous) = producers.insert(pid, epoch).filter(|p| *p < epoch) {
+                    out.push(
+                        json!({"kind": "producerEpochBumped", "offset": b["baseOffset"],
+                        "timestamp": time, "producerId": pid, "producerEpoch": epoch,
+                        "previousProducerEpoch": previous}),
+                    );
+                }
+            }
+            if b["isControl"] == true && b["isTransactional"] == true {
+                for r in b["records"].as_array().unwrap() {
+                    if r["key"]["base64"] == "AAAAAA==" {
+                        out.push(json!({"kind": "transactionAborted", "offset": r["offset"],
+                            "timestamp": time, "producerId": pid, "producerEpoch": epoch}));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `history --partition T-N LOGDIR` with the partition's directory in the
+/// log dir adds its files' story after the metadata events, as its view
+/// tells it by hand (the transactional case's aborts, the idempotent
+/// case's producer epoch bump), then its recovery point; the metadata's
+/// partition creation names where its leader epoch starts in the files.
+#[test]
+fn partition_story_from_its_files() {
+    for case in ["transactional", "idempotent"] {
+        let source = super::corpus::root().join(case);
+        let view = view(&source);
+        let tmp = tempfile::tempdir().unwrap();
+        let logdir = tmp.path();
+        super::util::copy_dir(
+            &corpus_case().join("__cluster_metadata-0"),
+            &logdir.join("__cluster_metadata-0"),
+        );
+        let data = logdir.join("acme.orders-0");
+        super::util::copy_dir(
+            &source.join(view["partition"]["dir"].as_str().unwrap()),
+            &data,
+        );
+        std::fs::write(
+            logdir.join("recovery-point-offset-checkpoint"),
+            "0\n1\nacme.orders 0 57\n",
+        )
+        .unwrap();
+        let args = [
+            "history",
+            "--partition",
+            "acme.orders-0",
+            logdir.to_str().unwrap(),
+            "--json",
+        ];
+        let out = kseg(args);
+        assert_eq!(out.status.code(), Some(0), "{case}: {}", stderr(&out));
+        let lines = json_lines(&out);
+        let story: Vec<&Value> = lines
+            .iter()
+            .filter(|l| l["source"] == "partition")
+            .collect();
+        let mut hand = story_by_hand(&view);
+        let end = view["partition"]["segments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["log"]["batches"].as_array().unwrap().clone())
+            .last()
+            .unwrap()["lastOffset"]
+            .as_i64()
+            .unwrap()
+            + 1;
+        hand.push(
+            json!({"kind": "recoveryPoint", "offset": 57, "timestamp": null, "logEndOffset": end}),
+        );
+        let cut: Vec<Value> = story
+            .iter()
+            .zip(&hand)
+            .map(|(g, h)| {
+                let mut c = json!({});
+                for k in h.as_object().unwrap().keys() {
+                    c[k] = g[k].clone();
+                }
+                c
+            })
+            .collect();
+        assert_eq!(cut, hand[..cut.len()], "{case}");
+        assert_eq!(story.len(), hand.len(), "{case}");
+        let kinds: BTreeSet<&str> = hand.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+        let special = if case == "transactional" {
+            "transactionAborted"
+        } else {
+            "producerEpochBumped"
+        };
+        assert!(kinds.contains(special), "{case}: {kinds:?}");
+        let created = lines
+            .iter()
+            .find(|l| l["kind"] == "partitionCreated")
+            .unwrap();
+        assert_eq!(created["leaderEpochStartOffset"], 0, "{case}");
+        assert!(
+            lines
+                .iter()
+                .all(|l| l["kind"] != "partitionChanged" || l["leaderEpochStartOffset"].is_null()),
+            "no epoch past 0 in the files"
+        );
+
+        let out = kseg(&args[..4]);
+        assert!(stdout(&out).contains(
+            "offset 29 2024-12-02T10:00:05.975Z partition acme.orders-0 created: leader 1 (epoch 0), isr [1,2,3], replicas [1,2,3]; its files: leader epoch 0 starts at offset 0"
+        ), "{case}: {}", stdout(&out));
+    }
+}

@@ -27,11 +27,15 @@ pub fn parse_partition(text: &str) -> Result<(String, i32), String> {
 }
 
 impl HistoryFilter {
+    /// Whether a time is within `--since` and `--until` (`None`, no time: kept).
+    pub fn keeps_time(&self, time: Option<i64>) -> bool {
+        time.is_none_or(|t| self.since.is_none_or(|s| t >= s) && self.until.is_none_or(|u| t <= u))
+    }
+
     /// Whether `event` is kept.
     pub fn keeps(&self, event: &Event) -> bool {
         let c = &event.change;
-        self.since.is_none_or(|t| event.timestamp >= t)
-            && self.until.is_none_or(|t| event.timestamp <= t)
+        self.keeps_time(Some(event.timestamp))
             && self.topic.as_ref().is_none_or(|t| c.topic() == Some(t))
             && self.partition.as_ref().is_none_or(|(t, p)| {
                 c.topic() == Some(t)

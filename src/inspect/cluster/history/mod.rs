@@ -15,6 +15,7 @@
 pub mod derive;
 pub mod event;
 pub mod filter;
+pub mod partition_story;
 pub mod recorder;
 
 pub use event::{Change, Event, Status};
