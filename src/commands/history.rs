@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use kseg::inspect::cluster::history::partition_story::{leader_epoch_starts, partition_story};
 use kseg::inspect::cluster::history::{Event, History};
 use kseg::inspect::cluster::metadata::load::{
-    ImageRequest, Start, find_metadata_partition, replay_with,
+    ImageRequest, Loaded, Start, find_metadata_partition, replay_with,
 };
 use kseg::logdir::Partition;
 use kseg::render::history::{new_leader_epoch, story_json, story_line, text_line, to_json};
@@ -70,12 +70,18 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
             Err(e) => failed = Some(e),
         }
     };
-    let (history, walked) = replay_with(&args.path, &request, &|_| {}, |r| History::new(r, emit))?;
+    let Loaded {
+        replayed: history,
+        snapshot,
+        offset,
+        warnings: mut damage,
+        notes,
+        ..
+    } = replay_with(&args.path, &request, &|_| {}, |r| History::new(r, emit))?;
     let replayed = history.finish();
     if let Some(e) = failed {
         return Err(e.into());
     }
-    let mut warnings = walked.warnings.clone();
     if let Some((dir, _)) = &data {
         let name = dir.display().to_string();
         let mut written = Ok(());
@@ -90,10 +96,10 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
             }
         })?;
         written?;
-        warnings.extend(stopped);
+        damage.extend(stopped);
     }
     if !args.json {
-        let from = match &walked.snapshot {
+        let from = match &snapshot {
             Some(s) => format!(
                 "the state of the snapshot {} (before offset {}; its records are not events)",
                 s.path.display(),
@@ -104,10 +110,10 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
         writeln!(
             out,
             "{printed} events through offset {}, from {from}",
-            walked.offset
+            offset
         )?;
     }
-    for w in warnings.iter().chain(&walked.notes) {
+    for w in damage.iter().chain(&notes) {
         eprintln!("kseg: {w}");
     }
     let refused = replayed.refused.items.len() as u64 + replayed.refused.omitted;
@@ -116,7 +122,7 @@ pub fn run(args: &HistoryArgs) -> anyhow::Result<ExitCode> {
             "kseg: {refused} records the image refuses are no events (kseg metadata lists them)"
         );
     }
-    Ok(if warnings.is_empty() {
+    Ok(if damage.is_empty() {
         ExitCode::Ok
     } else {
         ExitCode::Findings

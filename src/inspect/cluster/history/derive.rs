@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::event::Change;
+use crate::inspect::cluster::metadata::apply::quota_entity;
 use crate::inspect::cluster::metadata::configs::ConfigMap;
 use crate::inspect::cluster::metadata::image::{
     BrokerImage, MetadataImage, PartitionImage, QuotaEntity,
@@ -63,20 +64,6 @@ fn config_value(image: &MetadataImage, kind: i8, resource: &str, name: &str) -> 
     config_map(image, kind, resource)?
         .get(name)
         .map(|v| v.value.clone())
-}
-
-fn quota_entity(data: &Value) -> QuotaEntity {
-    data.get("entity")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|e| {
-            (
-                text(e, "entityType").unwrap_or_default(),
-                text(e, "entityName"),
-            )
-        })
-        .collect()
 }
 
 fn partition(image: &MetadataImage, topic_id: &str, id: i32) -> Option<PartitionImage> {

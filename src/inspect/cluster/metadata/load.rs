@@ -66,11 +66,12 @@ impl SnapshotFile {
     }
 }
 
-/// The image and what it was built from.
+/// A replay and what it was built from: `T` is the [`Replayed`] image
+/// ([`LoadedImage`]), or what [`replay_with`] replayed the log into.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadedImage {
+pub struct Loaded<T> {
     /// The replay: image, transactions, refused records.
-    pub replayed: Replayed,
+    pub replayed: T,
     /// The partition directory, unless a lone `.checkpoint` was given.
     pub partition_dir: Option<PathBuf>,
     /// The snapshot replayed first, if any.
@@ -89,7 +90,27 @@ pub struct LoadedImage {
     pub notes: Vec<String>,
 }
 
-impl LoadedImage {
+/// The image and what it was built from.
+pub type LoadedImage = Loaded<Replayed>;
+
+impl<T> Loaded<T> {
+    /// The same, with the replay made into `f`'s.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Loaded<U> {
+        Loaded {
+            replayed: f(self.replayed),
+            partition_dir: self.partition_dir,
+            snapshot: self.snapshot,
+            log_from: self.log_from,
+            offset: self.offset,
+            at_offset: self.at_offset,
+            log_end_offset: self.log_end_offset,
+            warnings: self.warnings,
+            notes: self.notes,
+        }
+    }
+}
+
+impl Loaded<Replayed> {
     /// The dynamic configs of the image.
     pub fn configs(&self) -> &super::configs::DynamicConfigs {
         &self.replayed.image.configs
@@ -189,8 +210,7 @@ pub fn load_image_with_progress(
     request: &ImageRequest,
     progress: &dyn Fn(u64),
 ) -> Result<LoadedImage, LogDirError> {
-    let (replayer, walked) = replay_with(path, request, progress, |r| r)?;
-    Ok(walked.into_loaded(replayer.finish()))
+    Ok(replay_with(path, request, progress, |r| r)?.map(Replayer::finish))
 }
 
 /// What takes the records of the log, in order, after the snapshot:
@@ -224,44 +244,6 @@ impl Replay for Replayer {
     }
 }
 
-/// Where a replay started and stopped: everything of [`LoadedImage`] but
-/// the replay itself.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Walked {
-    /// The partition directory, unless a lone `.checkpoint` was given.
-    pub partition_dir: Option<PathBuf>,
-    /// The snapshot replayed first, if any.
-    pub snapshot: Option<SnapshotFile>,
-    /// The first log offset replayed after the snapshot (none when only a snapshot was read).
-    pub log_from: Option<i64>,
-    /// The last offset replayed (-1 for none).
-    pub offset: i64,
-    /// The offset asked for.
-    pub at_offset: Option<i64>,
-    /// The log end offset read (one past the last record seen).
-    pub log_end_offset: Option<i64>,
-    /// Where reading stopped early, and why.
-    pub warnings: Vec<String>,
-    /// What else the reader should know.
-    pub notes: Vec<String>,
-}
-
-impl Walked {
-    fn into_loaded(self, replayed: Replayed) -> LoadedImage {
-        LoadedImage {
-            replayed,
-            partition_dir: self.partition_dir,
-            snapshot: self.snapshot,
-            log_from: self.log_from,
-            offset: self.offset,
-            at_offset: self.at_offset,
-            log_end_offset: self.log_end_offset,
-            warnings: self.warnings,
-            notes: self.notes,
-        }
-    }
-}
-
 /// Replays `path` as [`load_image_with_progress`] does, the snapshot into
 /// a [`Replayer`] and the log into what `wrap` makes of it.
 pub fn replay_with<R: Replay>(
@@ -269,11 +251,10 @@ pub fn replay_with<R: Replay>(
     request: &ImageRequest,
     progress: &dyn Fn(u64),
     wrap: impl FnOnce(Replayer) -> R,
-) -> Result<(R, Walked), LogDirError> {
+) -> Result<Loaded<R>, LogDirError> {
     let at_offset = request.at_offset;
     if path.is_file() {
-        let (replayer, walked) = load_snapshot_file(path, at_offset, progress)?;
-        return Ok((wrap(replayer), walked));
+        return Ok(load_snapshot_file(path, at_offset, progress)?.map(wrap));
     }
     let dir = metadata_dir(path)?;
     if let Some(n) = at_offset.filter(|&n| n < 0) {
@@ -335,7 +316,8 @@ pub fn replay_with<R: Replay>(
             ));
         }
     }
-    let walked = Walked {
+    Ok(Loaded {
+        replayed: replayer,
         partition_dir: Some(dir),
         snapshot,
         log_from: Some(first.unwrap_or(from)),
@@ -344,8 +326,7 @@ pub fn replay_with<R: Replay>(
         log_end_offset: end,
         warnings,
         notes,
-    };
-    Ok((replayer, walked))
+    })
 }
 
 /// The metadata partition directory of `path`: `path` itself, or the
@@ -485,7 +466,7 @@ fn load_snapshot_file(
     path: &Path,
     at_offset: Option<i64>,
     progress: &dyn Fn(u64),
-) -> Result<(Replayer, Walked), LogDirError> {
+) -> Result<Loaded<Replayer>, LogDirError> {
     let snapshot = SnapshotFile::from_path(path)?;
     let end_offset = snapshot.end_offset;
     if let Some(n) = at_offset.filter(|&n| n != end_offset - 1) {
@@ -499,7 +480,8 @@ fn load_snapshot_file(
     }
     let mut replayer = Replayer::new();
     read_snapshot(path, end_offset, &mut replayer, progress)?;
-    let walked = Walked {
+    Ok(Loaded {
+        replayed: replayer,
         partition_dir: None,
         snapshot: Some(snapshot),
         log_from: None,
@@ -508,8 +490,7 @@ fn load_snapshot_file(
         log_end_offset: None,
         warnings: Vec::new(),
         notes: Vec::new(),
-    };
-    Ok((replayer, walked))
+    })
 }
 
 /// The decoded value of a metadata record, or why it did not decode.
