@@ -46,6 +46,63 @@ fn entity_label(entity: &QuotaEntity) -> String {
     parts.join(",")
 }
 
+/// The name of an ACL code, as Kafka's enums name it (`ResourceType`,
+/// `PatternType`, `AclOperation`, `AclPermissionType`), else the code.
+fn acl_code(names: &[&str], code: &str) -> String {
+    code.parse::<usize>()
+        .ok()
+        .and_then(|c| names.get(c))
+        .map_or(code.to_string(), |n| n.to_string())
+}
+
+/// `ALLOW User:app READ on TOPIC orders (LITERAL) from host *`, from the
+/// image's `resourceType resourceName patternType principal host operation
+/// permission`; the codes as written when the text is not in that shape.
+fn acl_label(acl: &str) -> String {
+    let [kind, name, pattern, principal, host, operation, permission] =
+        acl.split(' ').collect::<Vec<_>>()[..]
+    else {
+        return acl.to_string();
+    };
+    let resource = [
+        "UNKNOWN",
+        "ANY",
+        "TOPIC",
+        "GROUP",
+        "CLUSTER",
+        "TRANSACTIONAL_ID",
+        "DELEGATION_TOKEN",
+        "USER",
+    ];
+    let patterns = ["UNKNOWN", "ANY", "MATCH", "LITERAL", "PREFIXED"];
+    let operations = [
+        "UNKNOWN",
+        "ANY",
+        "ALL",
+        "READ",
+        "WRITE",
+        "CREATE",
+        "DELETE",
+        "ALTER",
+        "DESCRIBE",
+        "CLUSTER_ACTION",
+        "DESCRIBE_CONFIGS",
+        "ALTER_CONFIGS",
+        "IDEMPOTENT_WRITE",
+        "CREATE_TOKENS",
+        "DESCRIBE_TOKENS",
+        "TWO_PHASE_COMMIT",
+    ];
+    let permissions = ["UNKNOWN", "ANY", "DENY", "ALLOW"];
+    format!(
+        "{} {principal} {} on {} {name} ({}) from host {host}",
+        acl_code(&permissions, permission),
+        acl_code(&operations, operation),
+        acl_code(&resource, kind),
+        acl_code(&patterns, pattern)
+    )
+}
+
 fn or_none<T: std::fmt::Display>(v: Option<T>) -> String {
     v.map_or("none".into(), |v| v.to_string())
 }
@@ -243,8 +300,9 @@ fn describe(change: &Change) -> String {
             or_none(*value)
         ),
         Change::AclChanged { id, acl, added } => format!(
-            "acl {} {acl} (id {id})",
-            if *added { "added" } else { "removed" }
+            "acl {} {} (id {id})",
+            if *added { "added" } else { "removed" },
+            acl_label(acl)
         ),
         Change::ProducerIds { now, previous } => format!(
             "producer ids: block to broker {} (epoch {}), next producer id {} -> {}",

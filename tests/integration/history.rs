@@ -558,6 +558,9 @@ fn text_lines_read_as_the_changes() {
     );
     let out = kseg(["history", dir.to_str().unwrap()]);
     assert!(stdout(&out).contains(
+        "offset 126 2024-12-02T10:01:16.164Z acl removed ALLOW User:acme-app READ on TOPIC acme.orders (LITERAL) from host * (id ROTWMsvPWH1uzux0KjLGKw)"
+    ));
+    assert!(stdout(&out).contains(
         "offset 150 2024-12-02T10:01:16.585Z config cluster default num.io.threads=16 (was unset) (aborted transaction: not applied)"
     ));
 }
