@@ -37,6 +37,9 @@ _kseg() {
             kseg,help)
                 cmd="kseg__subcmd__help"
                 ;;
+            kseg,history)
+                cmd="kseg__subcmd__history"
+                ;;
             kseg,locate)
                 cmd="kseg__subcmd__locate"
                 ;;
@@ -85,6 +88,9 @@ _kseg() {
             kseg__subcmd__help,help)
                 cmd="kseg__subcmd__help__subcmd__help"
                 ;;
+            kseg__subcmd__help,history)
+                cmd="kseg__subcmd__help__subcmd__history"
+                ;;
             kseg__subcmd__help,locate)
                 cmd="kseg__subcmd__help__subcmd__locate"
                 ;;
@@ -119,7 +125,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata groups transactions generate help"
+            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata history groups transactions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -325,7 +331,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata groups transactions generate help"
+            opts="dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata history groups transactions generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -423,6 +429,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__history)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -562,6 +582,44 @@ _kseg() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        kseg__subcmd__history)
+            opts="-h -V --since --until --topic --partition --broker --snapshot --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --topic)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --partition)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --broker)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --snapshot)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         kseg__subcmd__locate)
             opts="-h -V --offset --timestamp --log-start-offset --deep --as-opened --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -589,13 +647,17 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__metadata)
-            opts="-h -V --at-offset --snapshot --topic --under-replicated-partitions --unavailable-partitions --under-min-isr-partitions --json --help --version"
+            opts="-h -V --at-offset --at-time --snapshot --topic --under-replicated-partitions --unavailable-partitions --under-min-isr-partitions --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --at-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --at-time)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{ArgGroup, Args, Parser, Subcommand, ValueEnum};
 use kseg::format::properties::parse_properties;
 use kseg::inspect::cluster::groups::filter::GroupFilter;
+use kseg::inspect::cluster::history::HistoryFilter;
 use kseg::inspect::cluster::metadata::health::PartitionFilter;
 use kseg::inspect::cluster::transactions::filter::TxnFilter;
 use kseg::inspect::producer::state::DEFAULT_PRODUCER_ID_EXPIRATION_MS;
@@ -48,6 +49,8 @@ pub enum Command {
     Restore(RestoreArgs),
     /// The cluster metadata image __cluster_metadata-0 replays to, and stray replicas
     Metadata(MetadataArgs),
+    /// Every change the metadata log records, in order, with its time: leaders, ISRs, brokers, configs, …
+    History(HistoryArgs),
     /// The consumer groups and committed offsets (with lag) the group coordinator loads from __consumer_offsets
     Groups(GroupsArgs),
     /// Each transactional id's state, and the transactions left open in the data partitions (hanging ones named)
@@ -77,6 +80,10 @@ pub struct MetadataArgs {
     /// The image as of this offset of the metadata log (inclusive)
     #[arg(long, value_name = "N")]
     pub at_offset: Option<i64>,
+    /// The image as of this time: through the last batch appended at or before it, the batches
+    /// read in log order up to the first appended later (epoch ms, RFC 3339, or an age like 1h)
+    #[arg(long, value_name = "TIME", conflicts_with = "at_offset", value_parser = crate::time_arg::parse_time)]
+    pub at_time: Option<i64>,
     /// Start from this snapshot (<endOffset>-<epoch>.checkpoint) instead of the newest one that reads cleanly
     #[arg(long, value_name = "FILE")]
     pub snapshot: Option<PathBuf>,
@@ -105,6 +112,64 @@ impl MetadataArgs {
             under_replicated: self.under_replicated_partitions,
             unavailable: self.unavailable_partitions,
             under_min_isr: self.under_min_isr_partitions,
+        }
+    }
+}
+
+/// Arguments of `kseg history`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Replays __cluster_metadata-0 from as early as its files allow: from offset 0 when the log \
+starts there (after the bootstrap snapshot 00000000000000000000-0000000000.checkpoint, if any), else from the \
+oldest snapshot that reads cleanly and that the log continues; --snapshot FILE picks another. The snapshot's \
+records are the state the history starts from, not events. Each record after it that changes the image is an \
+event, printed as it is read, with its offset and its batch's append time; the previous values are the image's. \
+A record the image refuses (kseg metadata lists them) is no event. Events of a metadata transaction come out \
+at its end: an aborted one's are marked aborted and not applied. A controller's election (LeaderChange) and a \
+voter-set change (VotersRecord) are controllerChanged events, a KRaftVersionRecord a featureChanged event of \
+kraft.version; a controlled shutdown is a brokerFenced or brokerUnfenced event (the broker's fencing as it is \
+then) with inControlledShutdown. Exit code 1 when the log stops early at damage."
+)]
+pub struct HistoryArgs {
+    /// A log dir holding __cluster_metadata-0, or that directory
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+    /// Only events appended at or after this time (epoch ms, RFC 3339, or an age like 1h)
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub since: Option<i64>,
+    /// Only events appended at or before this time
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub until: Option<i64>,
+    /// Only events of this topic: its creation and deletion, its partitions, its configs
+    #[arg(long, value_name = "TOPIC")]
+    pub topic: Option<String>,
+    /// Only events of this partition (topic-N), and its topic's creation and deletion; on a log
+    /// dir holding the partition's directory, then what its files say (segment starts, leader
+    /// epoch starts from leader-epoch-checkpoint, producer epoch bumps, aborted transactions,
+    /// the recovery point), and each leader election names where its epoch starts there
+    #[arg(long, value_name = "TOPIC-N", value_parser = kseg::inspect::cluster::history::filter::parse_partition)]
+    pub partition: Option<(String, i32)>,
+    /// Only events naming this broker: its registration and fencing, its configs, the
+    /// partitions it leads, is in the ISR of or is a replica of (before or after)
+    #[arg(long, value_name = "N")]
+    pub broker: Option<i32>,
+    /// Start from this snapshot (<endOffset>-<epoch>.checkpoint)
+    #[arg(long, value_name = "FILE")]
+    pub snapshot: Option<PathBuf>,
+    /// One JSON object an event
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl HistoryArgs {
+    /// The events to print.
+    pub fn filter(&self) -> HistoryFilter {
+        HistoryFilter {
+            since: self.since,
+            until: self.until,
+            topic: self.topic.clone(),
+            partition: self.partition.clone(),
+            broker: self.broker,
         }
     }
 }

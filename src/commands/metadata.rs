@@ -6,10 +6,12 @@ use std::path::Path;
 use kseg::inspect::cluster::config::context::MetadataOrigin;
 use kseg::inspect::cluster::metadata::health::assess;
 use kseg::inspect::cluster::metadata::load::{
-    ImageRequest, LoadedImage, find_metadata_partition, load_image, load_image_with_progress,
+    ImageRequest, LoadedImage, Start, batch_at_time, find_metadata_partition, load_image,
+    load_image_with_progress,
 };
 use kseg::inspect::cluster::metadata::stray::{StrayReport, find_stray_replicas};
 use kseg::render::metadata::{stray_json, to_json, write_strays_text, write_text};
+use kseg::render::time::utc;
 
 use crate::cli::MetadataArgs;
 use crate::exit_code::ExitCode;
@@ -42,22 +44,52 @@ fn bytes_to_read(path: &Path) -> u64 {
         .sum()
 }
 
+/// The offset `--at-time` means: the last offset of the last batch
+/// appended at or before `time`, said on stderr.
+fn offset_at_time(path: &Path, time: i64) -> anyhow::Result<i64> {
+    if path.is_file() {
+        anyhow::bail!(
+            "{}: --at-time needs the metadata partition directory, not a snapshot file",
+            path.display()
+        );
+    }
+    let Some(batch) = batch_at_time(path, time)? else {
+        anyhow::bail!(
+            "{}: --at-time {}: the metadata log's first batch was appended after it",
+            path.display(),
+            utc(time)
+        );
+    };
+    eprintln!(
+        "kseg: --at-time {}: the image as of offset {}, the end of the last batch appended at or before it ({})",
+        utc(time),
+        batch.last_offset,
+        utc(batch.timestamp)
+    );
+    Ok(batch.last_offset)
+}
+
 /// Runs `kseg metadata`.
 pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
     let bar = super::progress_bar(bytes_to_read(&args.path), args.json);
+    let at_offset = match args.at_time {
+        Some(time) => Some(offset_at_time(&args.path, time)?),
+        None => args.at_offset,
+    };
     let request = ImageRequest {
-        at_offset: args.at_offset,
+        at_offset,
         snapshot: args.snapshot.clone(),
+        start: Start::Newest,
     };
     let loaded = load_image_with_progress(&args.path, &request, &|n| bar.inc(n))?;
     bar.finish_and_clear();
     let mut strays = strays_of(&args.path, &loaded)?;
     // The broker judges its replicas against the image it has caught up
     // to, never an earlier one.
-    if strays.is_some() && args.at_offset.is_some() {
+    if strays.is_some() && at_offset.is_some() {
         strays = None;
         eprintln!(
-            "kseg: stray replicas are not judged at --at-offset: the broker judges them against the latest image"
+            "kseg: stray replicas are not judged at --at-offset or --at-time: the broker judges them against the latest image"
         );
     }
     for w in loaded.warnings.iter().chain(&loaded.notes) {

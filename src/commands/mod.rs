@@ -8,6 +8,7 @@ mod dump;
 mod export;
 mod generate;
 mod groups;
+mod history;
 mod locate;
 mod metadata;
 mod rebuild_index;
@@ -43,6 +44,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::Ok)
         }
         Command::Metadata(args) => metadata::run(&args),
+        Command::History(args) => history::run(&args),
         Command::Groups(args) => groups::run(&args),
         Command::Transactions(args) => transactions::run(&args),
         Command::Generate(args) => generate::run(&args),

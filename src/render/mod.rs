@@ -10,6 +10,7 @@ pub mod dump;
 pub mod export;
 pub mod export_parquet;
 pub mod groups;
+pub mod history;
 pub mod index_rebuild;
 pub mod locate;
 pub mod metadata;

@@ -20,6 +20,7 @@ mod dump;
 mod export;
 mod export_parquet;
 mod generated;
+mod history;
 mod independent_encoder;
 mod internal_topics;
 mod jbod_dirs;

@@ -9,5 +9,6 @@
 pub mod capped;
 pub mod config;
 pub mod groups;
+pub mod history;
 pub mod metadata;
 pub mod transactions;

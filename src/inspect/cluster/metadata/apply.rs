@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::configs::{ConfigValue, SetBy};
 use super::image::{
     BrokerImage, ControllerImage, Endpoint, MetadataImage, PartitionImage, ProducerIds,
-    SupportedFeature, TopicImage,
+    QuotaEntity, SupportedFeature, TopicImage,
 };
 
 /// Why a record was not applied.
@@ -402,9 +402,9 @@ fn config(image: &mut MetadataImage, data: &Value, set_by: SetBy) -> Result<(), 
     Ok(())
 }
 
-fn client_quota(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
-    let entity = data
-        .get("entity")
+/// The entity a `ClientQuotaRecord` names: its `(entityType, entityName)` pairs.
+pub fn quota_entity(data: &Value) -> QuotaEntity {
+    data.get("entity")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
@@ -414,7 +414,11 @@ fn client_quota(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> 
                 text(e, "entityName"),
             )
         })
-        .collect::<Vec<_>>();
+        .collect()
+}
+
+fn client_quota(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+    let entity = quota_entity(data);
     let key = req_text(data, "key")?;
     let remove = data.get("remove").and_then(Value::as_bool).unwrap_or(false);
     if remove {

@@ -24,7 +24,7 @@ use super::configs::SetBy;
 use super::replay::{Replayed, Replayer};
 use super::snapshot_check::check_snapshot;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use crate::format::{FileBatch, FormatError};
+use crate::format::{BatchSummary, FileBatch, FormatError};
 use crate::logdir::chunked::walk_batches;
 use crate::logdir::file_name::parse_kraft_snapshot;
 use crate::logdir::{LogDirError, Partition};
@@ -66,11 +66,12 @@ impl SnapshotFile {
     }
 }
 
-/// The image and what it was built from.
+/// A replay and what it was built from: `T` is the [`Replayed`] image
+/// ([`LoadedImage`]), or what [`replay_with`] replayed the log into.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LoadedImage {
+pub struct Loaded<T> {
     /// The replay: image, transactions, refused records.
-    pub replayed: Replayed,
+    pub replayed: T,
     /// The partition directory, unless a lone `.checkpoint` was given.
     pub partition_dir: Option<PathBuf>,
     /// The snapshot replayed first, if any.
@@ -89,7 +90,27 @@ pub struct LoadedImage {
     pub notes: Vec<String>,
 }
 
-impl LoadedImage {
+/// The image and what it was built from.
+pub type LoadedImage = Loaded<Replayed>;
+
+impl<T> Loaded<T> {
+    /// The same, with the replay made into `f`'s.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Loaded<U> {
+        Loaded {
+            replayed: f(self.replayed),
+            partition_dir: self.partition_dir,
+            snapshot: self.snapshot,
+            log_from: self.log_from,
+            offset: self.offset,
+            at_offset: self.at_offset,
+            log_end_offset: self.log_end_offset,
+            warnings: self.warnings,
+            notes: self.notes,
+        }
+    }
+}
+
+impl Loaded<Replayed> {
     /// The dynamic configs of the image.
     pub fn configs(&self) -> &super::configs::DynamicConfigs {
         &self.replayed.image.configs
@@ -153,6 +174,22 @@ pub struct ImageRequest {
     /// The snapshot to start from, instead of the newest one that reads
     /// cleanly at or below the offset.
     pub snapshot: Option<PathBuf>,
+    /// Start as early as the files allow instead (see [`Start::Oldest`]).
+    pub start: Start,
+}
+
+/// Where the replay starts when no snapshot is named.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Start {
+    /// From the newest snapshot that reads cleanly at or below the offset
+    /// asked for, as the broker's loader does.
+    #[default]
+    Newest,
+    /// From the oldest point the files still hold the records after: the
+    /// empty image (or the bootstrap snapshot ending at offset 0) when the
+    /// log starts at offset 0, else the oldest snapshot that reads cleanly
+    /// and ends at or past the log's first offset.
+    Oldest,
 }
 
 impl ImageRequest {
@@ -161,6 +198,7 @@ impl ImageRequest {
         Self {
             at_offset,
             snapshot: None,
+            start: Start::Newest,
         }
     }
 }
@@ -172,21 +210,53 @@ pub fn load_image_with_progress(
     request: &ImageRequest,
     progress: &dyn Fn(u64),
 ) -> Result<LoadedImage, LogDirError> {
+    Ok(replay_with(path, request, progress, |r| r)?.map(Replayer::finish))
+}
+
+/// What takes the records of the log, in order, after the snapshot:
+/// [`Replayer`] itself, or something built on it that watches each record
+/// go in (`kseg history`).
+pub trait Replay {
+    /// The batch whose records come next: its header.
+    fn batch(&mut self, _batch: &BatchSummary) {}
+    /// A metadata record, as [`Replayer::record`] takes it.
+    fn record(&mut self, value: Result<&serde_json::Value, String>, at: SetBy);
+    /// A KRaft control record, as [`Replayer::control`] takes it.
+    fn control(
+        &mut self,
+        key: Option<&serde_json::Value>,
+        value: Result<&serde_json::Value, String>,
+        at: SetBy,
+    );
+}
+
+impl Replay for Replayer {
+    fn record(&mut self, value: Result<&serde_json::Value, String>, at: SetBy) {
+        Replayer::record(self, value, at);
+    }
+    fn control(
+        &mut self,
+        key: Option<&serde_json::Value>,
+        value: Result<&serde_json::Value, String>,
+        at: SetBy,
+    ) {
+        Replayer::control(self, key, value, at);
+    }
+}
+
+/// Replays `path` as [`load_image_with_progress`] does, the snapshot into
+/// a [`Replayer`] and the log into what `wrap` makes of it.
+pub fn replay_with<R: Replay>(
+    path: &Path,
+    request: &ImageRequest,
+    progress: &dyn Fn(u64),
+    wrap: impl FnOnce(Replayer) -> R,
+) -> Result<Loaded<R>, LogDirError> {
     let at_offset = request.at_offset;
     if path.is_file() {
-        return load_snapshot_file(path, at_offset, progress);
+        return Ok(load_snapshot_file(path, at_offset, progress)?.map(wrap));
     }
-    let dir = match find_metadata_partition(path) {
-        Some(dir) => dir,
-        None if looks_like_metadata_partition(path) => path.to_path_buf(),
-        None if path.is_dir() => {
-            return Err(LogDirError::not_understood(
-                path,
-                format!("holds no {METADATA_PARTITION} and is not a metadata partition directory"),
-            ));
-        }
-        None => return Err(LogDirError::io(path, std::io::ErrorKind::NotFound.into())),
-    };
+    let dir = metadata_dir(path)?;
     if let Some(n) = at_offset.filter(|&n| n < 0) {
         return Err(LogDirError::not_understood(
             path,
@@ -195,21 +265,22 @@ pub fn load_image_with_progress(
     }
     let target = at_offset.unwrap_or(i64::MAX);
     let mut warnings = Vec::new();
-    let (snapshot, replayer) = start_image(&dir, target, request, &mut warnings, progress)?;
     let partition = Partition::open(&dir)?;
+    let log_start = partition.segments.first().map_or(0, |s| s.base_offset);
+    let (snapshot, replayer) =
+        start_image(&dir, target, log_start, request, &mut warnings, progress)?;
     let from = snapshot.as_ref().map_or(0, |s| s.end_offset);
-    if let Some(first) = partition.segments.first().filter(|s| s.base_offset > from) {
+    if log_start > from {
         let asked = at_offset.map_or("the image".to_string(), |n| format!("offset {n}"));
         return Err(LogDirError::not_understood(
             &dir,
             format!(
-                "the log starts at offset {}, and no snapshot at or below {asked} covers the offsets before it",
-                first.base_offset
+                "the log starts at offset {log_start}, and no snapshot at or below {asked} covers the offsets before it"
             ),
         ));
     }
     let mut walk = LogWalk {
-        replayer,
+        replayer: wrap(replayer),
         from,
         target,
         last: from - 1,
@@ -245,8 +316,8 @@ pub fn load_image_with_progress(
             ));
         }
     }
-    Ok(LoadedImage {
-        replayed: replayer.finish(),
+    Ok(Loaded {
+        replayed: replayer,
         partition_dir: Some(dir),
         snapshot,
         log_from: Some(first.unwrap_or(from)),
@@ -258,6 +329,61 @@ pub fn load_image_with_progress(
     })
 }
 
+/// The metadata partition directory of `path`: `path` itself, or the
+/// `__cluster_metadata-0` of a log dir.
+fn metadata_dir(path: &Path) -> Result<PathBuf, LogDirError> {
+    match find_metadata_partition(path) {
+        Some(dir) => Ok(dir),
+        None if looks_like_metadata_partition(path) => Ok(path.to_path_buf()),
+        None if path.is_dir() => Err(LogDirError::not_understood(
+            path,
+            format!("holds no {METADATA_PARTITION} and is not a metadata partition directory"),
+        )),
+        None => Err(LogDirError::io(path, std::io::ErrorKind::NotFound.into())),
+    }
+}
+
+/// A batch of the log: its last offset and append time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AppendedBatch {
+    /// Its last offset.
+    pub last_offset: i64,
+    /// Its append time (epoch ms).
+    pub timestamp: i64,
+}
+
+/// The last batch of the metadata log of `path` appended at or before
+/// `time`: the batches are read in log order up to the first appended
+/// after it (or to damage, where the replay stops too); `None` when the
+/// first batch is already later.
+pub fn batch_at_time(path: &Path, time: i64) -> Result<Option<AppendedBatch>, LogDirError> {
+    let dir = metadata_dir(path)?;
+    let partition = Partition::open(&dir)?;
+    let mut found = None;
+    let mut later = false;
+    let mut scratch = Vec::new();
+    for segment in &partition.segments {
+        walk_batches(&segment.log_path(), |batch| {
+            let Ok(summary) = batch.summary(&mut scratch, DEFAULT_DECOMPRESS_LIMIT) else {
+                return ControlFlow::Break(());
+            };
+            if summary.max_timestamp > time {
+                later = true;
+                return ControlFlow::Break(());
+            }
+            found = Some(AppendedBatch {
+                last_offset: summary.last_offset,
+                timestamp: summary.max_timestamp,
+            });
+            ControlFlow::Continue(())
+        })?;
+        if later {
+            break;
+        }
+    }
+    Ok(found)
+}
+
 /// The snapshot the image starts from and its records replayed: the one
 /// `request` names, else the newest at or below `target + 1` that reads
 /// cleanly (no damage the raft layer meets, every record decoded), each
@@ -266,6 +392,7 @@ pub fn load_image_with_progress(
 fn start_image(
     dir: &Path,
     target: i64,
+    log_start: i64,
     request: &ImageRequest,
     warnings: &mut Vec<String>,
     progress: &dyn Fn(u64),
@@ -278,11 +405,18 @@ fn start_image(
     }
     let mut skipped = Vec::new();
     let mut chosen = None;
-    for s in snapshots(dir)?
+    let mut candidates: Vec<SnapshotFile> = snapshots(dir)?
         .into_iter()
-        .rev()
         .filter(|s| s.end_offset <= target.saturating_add(1))
-    {
+        .collect();
+    match request.start {
+        Start::Newest => candidates.reverse(),
+        // From offset 0 nothing older is needed than the bootstrap
+        // snapshot, if any; else the oldest that the log continues.
+        Start::Oldest if log_start == 0 => candidates.retain(|s| s.end_offset == 0),
+        Start::Oldest => candidates.retain(|s| s.end_offset >= log_start),
+    }
+    for s in candidates {
         let why = match check_snapshot(&s.path)?.damage {
             Some(d) => format!("at byte {}: {}", d.position(), d.reason()),
             None => {
@@ -332,7 +466,7 @@ fn load_snapshot_file(
     path: &Path,
     at_offset: Option<i64>,
     progress: &dyn Fn(u64),
-) -> Result<LoadedImage, LogDirError> {
+) -> Result<Loaded<Replayer>, LogDirError> {
     let snapshot = SnapshotFile::from_path(path)?;
     let end_offset = snapshot.end_offset;
     if let Some(n) = at_offset.filter(|&n| n != end_offset - 1) {
@@ -346,8 +480,8 @@ fn load_snapshot_file(
     }
     let mut replayer = Replayer::new();
     read_snapshot(path, end_offset, &mut replayer, progress)?;
-    Ok(LoadedImage {
-        replayed: replayer.finish(),
+    Ok(Loaded {
+        replayed: replayer,
         partition_dir: None,
         snapshot: Some(snapshot),
         log_from: None,
@@ -410,7 +544,7 @@ enum Entry<'v> {
 
 impl Entry<'_> {
     /// Hands the record to the replayer as one set at `at`.
-    fn replay(self, replayer: &mut Replayer, at: SetBy) {
+    fn replay(self, replayer: &mut impl Replay, at: SetBy) {
         match self {
             Self::Metadata(value) => replayer.record(value, at),
             Self::Control(key, value) => replayer.control(key, value, at),
@@ -457,8 +591,8 @@ fn batch_records(
 }
 
 /// The walk over the log's segments.
-struct LogWalk<'p> {
-    replayer: Replayer,
+struct LogWalk<'p, R> {
+    replayer: R,
     from: i64,
     target: i64,
     last: i64,
@@ -471,7 +605,7 @@ struct LogWalk<'p> {
     progress: &'p dyn Fn(u64),
 }
 
-impl LogWalk<'_> {
+impl<R: Replay> LogWalk<'_, R> {
     fn segment(&mut self, log: &Path) -> Result<(), LogDirError> {
         let mut failure = None;
         let end = walk_batches(log, |batch| self.batch(batch, &mut failure))?;
@@ -509,6 +643,7 @@ impl LogWalk<'_> {
         }
         let (from, target) = (self.from, self.target);
         self.first.get_or_insert(summary.base_offset.max(from));
+        self.replayer.batch(&summary);
         let mut last = self.last;
         let replayer = &mut self.replayer;
         let result = batch_records(batch, &mut self.scratch, |offset, entry| {

@@ -82,6 +82,27 @@ impl Replayer {
         Self::default()
     }
 
+    /// The image as the records so far made it, those of an open
+    /// transaction included.
+    pub fn image(&self) -> &MetadataImage {
+        &self.out.image
+    }
+
+    /// The quorum state the control records so far give.
+    pub fn quorum(&self) -> &Quorum {
+        &self.out.quorum
+    }
+
+    /// How many records were refused so far.
+    pub fn refused_count(&self) -> u64 {
+        self.out.refused.items.len() as u64 + self.out.refused.omitted
+    }
+
+    /// Whether a metadata transaction is open.
+    pub fn in_transaction(&self) -> bool {
+        self.before.is_some()
+    }
+
     fn refuse(&mut self, at: SetBy, kind: &str, reason: String) {
         self.out.refused.push(RefusedRecord {
             at,
