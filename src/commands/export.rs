@@ -2,19 +2,18 @@
 //! lines a producer can replay, or as a Parquet file; `--salvage` reads
 //! past damage.
 
-use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
 
 use kseg::format::record::parse_control_record;
 use kseg::inspect::recovery::salvage::{
-    Event, ReadOptions, RecordFilter, partition_name, read_partition,
+    Event, ReadOptions, RecordFilter, SalvageReport, partition_name, read_partition,
 };
 use kseg::logdir::target::resolve;
 use kseg::render::ByteEncoding;
-use kseg::render::export::{ExportedRecord, LineForm, Unrepresentable, write_json};
+use kseg::render::export::{ExportedRecord, LineForm, Unrepresentable};
 use kseg::render::export_parquet::ParquetExport;
+use kseg::render::export_sink::{OutputFile, Sink};
 use kseg::render::salvage::write_damages;
 
 use crate::cli::{EncodingArg, ExportArgs, ExportFormatArg};
@@ -23,7 +22,7 @@ use crate::exit_code::ExitCode;
 /// Where the export of one partition stopped early.
 enum Stop {
     /// Writing the output failed.
-    Output(anyhow::Error),
+    Output(io::Error),
     /// A record the line form cannot carry.
     Line(Unrepresentable),
 }
@@ -45,81 +44,6 @@ fn filter(args: &ExportArgs) -> anyhow::Result<RecordFilter> {
         to_time: args.to_time.unwrap_or(i64::MAX),
         include_control: args.include_control,
     })
-}
-
-/// Where the records go, in which form.
-enum Sink {
-    /// NDJSON or lines, to stdout or a file.
-    Text(BufWriter<Box<dyn Write>>, Option<LineForm>, ByteEncoding),
-    /// A Parquet file.
-    Parquet(Box<ParquetExport<BufWriter<File>>>),
-}
-
-impl Sink {
-    /// Writes one record; `Ok(Err)` when the line form cannot carry it.
-    fn write(&mut self, r: &ExportedRecord<'_>) -> anyhow::Result<Result<(), Unrepresentable>> {
-        Ok(match self {
-            Self::Text(out, None, encoding) => write_json(out, r, *encoding).map(Ok)?,
-            Self::Text(out, Some(form), _) => form.write(out, r)?,
-            Self::Parquet(p) => p.push(r).map(Ok)?,
-        })
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Self::Text(out, ..) => out.flush(),
-            Self::Parquet(_) => Ok(()),
-        }
-    }
-
-    /// Finishes the output: the Parquet footer, every byte flushed and
-    /// synced.
-    fn finish(self) -> anyhow::Result<()> {
-        match self {
-            Self::Text(mut out, ..) => out.flush()?,
-            Self::Parquet(p) => {
-                let file = p.finish()?.into_inner().map_err(|e| e.into_error())?;
-                file.sync_all()?;
-            }
-        }
-        Ok(())
-    }
-}
-
-/// An output file written beside its name and renamed into place once
-/// complete, so that a failed export leaves no half-written file.
-struct OutputFile {
-    partial: PathBuf,
-    path: PathBuf,
-}
-
-impl OutputFile {
-    fn create(path: &Path) -> anyhow::Result<(Self, File)> {
-        let mut name = path.file_name().unwrap_or_default().to_os_string();
-        name.push(".kseg-partial");
-        let partial = path.with_file_name(name);
-        let file =
-            File::create(&partial).map_err(|e| anyhow::anyhow!("{}: {e}", partial.display()))?;
-        Ok((
-            Self {
-                partial,
-                path: path.to_path_buf(),
-            },
-            file,
-        ))
-    }
-
-    fn commit(self) -> anyhow::Result<()> {
-        std::fs::rename(&self.partial, &self.path)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", self.path.display()))
-    }
-}
-
-impl Drop for OutputFile {
-    fn drop(&mut self) {
-        // Gone already once committed; otherwise the partial file goes.
-        let _ = std::fs::remove_file(&self.partial);
-    }
 }
 
 fn sink(args: &ExportArgs, line: Option<LineForm>) -> anyhow::Result<(Sink, Option<OutputFile>)> {
@@ -148,6 +72,63 @@ fn sink(args: &ExportArgs, line: Option<LineForm>) -> anyhow::Result<(Sink, Opti
     Ok((sink, output))
 }
 
+/// Writes the records of one partition to `out`, counting those with
+/// headers when the line form leaves them out; says where it stopped.
+fn export_target(
+    target: &kseg::logdir::target::Target,
+    partition: &str,
+    salvage: bool,
+    options: ReadOptions,
+    out: &mut Sink,
+    with_headers: &mut u64,
+) -> anyhow::Result<(Option<Stop>, SalvageReport)> {
+    let counts_headers = matches!(out, Sink::Text(_, Some(_), _));
+    let mut stop = None;
+    let report = read_partition(target, options, |segment, event| {
+        let (summary, kept) = match event {
+            Event::Batch { summary, kept, .. } => (summary, kept),
+            Event::Damage(range) => {
+                if !salvage {
+                    eprintln!(
+                        "kseg: {}: {}: reading stops here, as Kafka's readers stop (--salvage reads past it)",
+                        segment.log_path().display(),
+                        range.why
+                    );
+                }
+                return ControlFlow::Continue(());
+            }
+        };
+        for record in kept {
+            let control = summary
+                .is_control
+                .then(|| parse_control_record(record).ok())
+                .flatten();
+            let exported = ExportedRecord {
+                partition,
+                batch: summary,
+                record,
+                control: control.as_ref(),
+            };
+            if counts_headers {
+                *with_headers += u64::from(!record.headers.is_empty());
+            }
+            match out.write(&exported) {
+                Ok(Ok(())) => {}
+                Ok(Err(why)) => {
+                    stop = Some(Stop::Line(why));
+                    return ControlFlow::Break(());
+                }
+                Err(e) => {
+                    stop = Some(Stop::Output(e));
+                    return ControlFlow::Break(());
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    })?;
+    Ok((stop, report))
+}
+
 /// Runs `kseg export`.
 pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
     let line = (args.format == ExportFormatArg::Line).then(|| LineForm {
@@ -170,58 +151,22 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
         max_batch_bytes: args.max_decompressed_bytes,
         filter: filter(args)?,
     };
-    let counts_headers = line.is_some();
     let (mut out, output) = sink(args, line)?;
     let mut code = ExitCode::Ok;
     let mut with_headers = 0u64;
     for path in &args.paths {
         for target in resolve(path)? {
             let partition = partition_name(&target);
-            let mut stop = None;
-            let report = read_partition(&target, options, |segment, event| {
-                let (summary, kept) = match event {
-                    Event::Batch { summary, kept, .. } => (summary, kept),
-                    Event::Damage(range) => {
-                        if !args.salvage {
-                            eprintln!(
-                                "kseg: {}: {}: reading stops here, as Kafka's readers stop (--salvage reads past it)",
-                                segment.log_path().display(),
-                                range.why
-                            );
-                        }
-                        return ControlFlow::Continue(());
-                    }
-                };
-                for record in kept {
-                    let control = summary
-                        .is_control
-                        .then(|| parse_control_record(record).ok())
-                        .flatten();
-                    let exported = ExportedRecord {
-                        partition: &partition,
-                        batch: summary,
-                        record,
-                        control: control.as_ref(),
-                    };
-                    if counts_headers {
-                        with_headers += u64::from(!record.headers.is_empty());
-                    }
-                    match out.write(&exported) {
-                        Ok(Ok(())) => {}
-                        Ok(Err(why)) => {
-                            stop = Some(Stop::Line(why));
-                            return ControlFlow::Break(());
-                        }
-                        Err(e) => {
-                            stop = Some(Stop::Output(e));
-                            return ControlFlow::Break(());
-                        }
-                    }
-                }
-                ControlFlow::Continue(())
-            })?;
+            let (stop, report) = export_target(
+                &target,
+                &partition,
+                args.salvage,
+                options,
+                &mut out,
+                &mut with_headers,
+            )?;
             match stop {
-                Some(Stop::Output(e)) => return Err(e),
+                Some(Stop::Output(e)) => return Err(e.into()),
                 Some(Stop::Line(why)) => {
                     out.flush()?;
                     eprintln!(

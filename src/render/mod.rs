@@ -9,6 +9,7 @@ pub mod diverge;
 pub mod dump;
 pub mod export;
 pub mod export_parquet;
+pub mod export_sink;
 pub mod groups;
 pub mod history;
 pub mod index_rebuild;
