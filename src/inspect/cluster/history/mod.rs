@@ -2,7 +2,7 @@
 //! event in log order with its offset and its batch's append time
 //! (`kseg history`). Built on the metadata replay ([`super::metadata`]):
 //! [`recorder::History`] hands each record to the [`Replayer`] and
-//! [`derive`] compares the entity the record touches (a partition, a
+//! [`mod@derive`] compares the entity the record touches (a partition, a
 //! broker, a config…) before and after it went in, so the "previous"
 //! values are the image's own. Records inside a metadata transaction wait
 //! for its end: a committed one's events come out as usual, an aborted
