@@ -10,4 +10,5 @@ pub mod capped;
 pub mod config;
 pub mod groups;
 pub mod metadata;
+pub mod remote;
 pub mod transactions;
