@@ -76,9 +76,12 @@ serdes=$(grep -rlE "^public (abstract )?class [A-Za-z]*RecordSerde " \
 # The data partition case needs a Java LogSegment (3.7 on).
 data=""
 [ -f "$work/src/storage/src/main/java/org/apache/kafka/storage/internals/log/LogSegment.java" ] && data="$lab/src/data/DataCase.java"
+# The tiered-storage case needs the remote log metadata serde (3.6 on).
+remote=""
+[ -f "$work/src/storage/src/main/java/org/apache/kafka/server/log/remote/metadata/storage/serialization/RemoteLogMetadataSerde.java" ] && remote="$lab/src/remote/RemoteCase.java"
 echo "== javac (harness + what it reaches)"
 nice javac -nowarn -proc:none -d "$work/classes" -cp "$cp" -sourcepath "$sp" \
-  "$lab"/src/*.java $data $serdes $(find "$work/gen" -name '*.java') 2>&1 | grep -v '^Note:' || true
+  "$lab"/src/*.java $data $remote $serdes $(find "$work/gen" -name '*.java') 2>&1 | grep -v '^Note:' || true
 [ -f "$work/classes/KsegLab.class" ] || { echo "javac failed" >&2; exit 1; }
 
 echo "== harness"

@@ -69,6 +69,11 @@ public final class KsegLab {
         } catch (ClassNotFoundException e) {
             System.out.println("no data partition case: this release's LogSegment is not Java");
         }
+        try {
+            Class.forName("RemoteCase").getMethod("write", KsegLab.class).invoke(null, lab);
+        } catch (ClassNotFoundException e) {
+            System.out.println("no remote log metadata case: this release has no tiered storage");
+        }
     }
 
     // ---- shared pieces ----

@@ -40,6 +40,7 @@ mod release_cases;
 mod release_metadata;
 mod release_replay;
 mod releases;
+mod remote;
 mod repair_safety;
 mod salvage;
 mod scripted_use;

@@ -12,12 +12,14 @@ use serde_json::{Map, Value};
 
 use super::util::{json_lines, kseg, repo, unpacked};
 
-/// A view's key or value without the raw bytes kept beside Kafka's decoding.
+/// A view's key or value without the raw bytes kept beside Kafka's
+/// decoding, nor the `kafka` line (a remote log metadata record's
+/// deserialized toString, which kseg does not print).
 fn decoded_members(view: &Value) -> Value {
     match view {
         Value::Object(map) => Value::Object(
             map.iter()
-                .filter(|(k, _)| *k != "base64")
+                .filter(|(k, _)| *k != "base64" && *k != "kafka")
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect::<Map<_, _>>(),
         ),
@@ -389,6 +391,42 @@ release_case!(
     release_4_2_internal_cluster_metadata,
     "4.2",
     "internal-cluster-metadata"
+);
+
+release_case!(
+    release_3_6_internal_remote_log_metadata,
+    "3.6",
+    "internal-remote-log-metadata"
+);
+release_case!(
+    release_3_7_internal_remote_log_metadata,
+    "3.7",
+    "internal-remote-log-metadata"
+);
+release_case!(
+    release_3_8_internal_remote_log_metadata,
+    "3.8",
+    "internal-remote-log-metadata"
+);
+release_case!(
+    release_3_9_internal_remote_log_metadata,
+    "3.9",
+    "internal-remote-log-metadata"
+);
+release_case!(
+    release_4_0_internal_remote_log_metadata,
+    "4.0",
+    "internal-remote-log-metadata"
+);
+release_case!(
+    release_4_1_internal_remote_log_metadata,
+    "4.1",
+    "internal-remote-log-metadata"
+);
+release_case!(
+    release_4_2_internal_remote_log_metadata,
+    "4.2",
+    "internal-remote-log-metadata"
 );
 
 #[test]

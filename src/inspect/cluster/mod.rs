@@ -11,4 +11,5 @@ pub mod config;
 pub mod groups;
 pub mod history;
 pub mod metadata;
+pub mod remote;
 pub mod transactions;

@@ -1,0 +1,119 @@
+//! Tiered storage's `__remote_log_metadata` replayed: each release's
+//! Kafka-written case (`internal-remote-log-metadata`), decoded by `kseg
+//! dump` and replayed by `kseg::inspect::cluster::remote`, against what
+//! that release's own `RemoteLogMetadataCache` lists after the same
+//! records (the view's `remoteLogMetadataCache`).
+
+use kseg::inspect::cluster::remote::RemoteLogState;
+use serde_json::{Value, json};
+
+use super::util::{json_lines, kseg, unpacked};
+
+const RELEASES: [&str; 7] = ["3.6", "3.7", "3.8", "3.9", "4.0", "4.1", "4.2"];
+
+fn replay(release: &str) -> (RemoteLogState, Value) {
+    let dir = unpacked(release).join("internal-remote-log-metadata");
+    let view: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("kafka-view.json")).unwrap())
+            .unwrap();
+    let log = dir.join("__remote_log_metadata-0/00000000000000000000.log");
+    let out = kseg(["dump", "--json", "--deep-iteration", log.to_str().unwrap()]);
+    let mut state = RemoteLogState::default();
+    let mut applied = 0;
+    for record in json_lines(&out).iter().filter(|l| l["type"] == "record") {
+        state
+            .apply(record["offset"].as_i64().unwrap(), &record["value"])
+            .unwrap();
+        applied += 1;
+    }
+    assert_eq!(applied, view["logEndOffset"].as_i64().unwrap(), "{release}");
+    (state, view["remoteLogMetadataCache"].clone())
+}
+
+#[test]
+fn each_releases_remote_log_metadata_replays_as_its_remote_log_metadata_cache() {
+    for release in RELEASES {
+        let (state, cache) = replay(release);
+        assert!(state.dropped.is_empty(), "{release}: {:?}", state.dropped);
+        for (partition, kafka) in cache.as_object().unwrap() {
+            let mut theirs: Vec<Value> = kafka["listAllRemoteLogSegments"]
+                .as_array()
+                .unwrap()
+                .clone();
+            theirs.sort_by_key(|s| s["startOffset"].as_i64());
+            let Some(mine) = state.partitions.get(partition) else {
+                // DELETE_PARTITION_FINISHED drops the partition's cache
+                // (RemotePartitionMetadataStore); the lab's bare cache had
+                // every segment deleted by then.
+                assert!(theirs.is_empty(), "{release} {partition}: {theirs:?}");
+                continue;
+            };
+            let mut ours: Vec<Value> = mine
+                .segments
+                .values()
+                .map(|s| {
+                    json!({
+                        "id": s.id,
+                        "startOffset": s.start_offset,
+                        "endOffset": s.end_offset,
+                        "state": s.state.name(),
+                        "brokerId": s.broker_id,
+                        "eventTimestampMs": s.event_timestamp_ms,
+                        "maxTimestampMs": s.max_timestamp_ms,
+                        "segmentSizeInBytes": s.size_in_bytes,
+                        "segmentLeaderEpochs": s.leader_epochs.iter()
+                            .map(|(e, o)| (e.to_string(), json!(o)))
+                            .collect::<serde_json::Map<_, _>>(),
+                        "customMetadata": s.custom_metadata,
+                    })
+                })
+                .collect();
+            ours.sort_by_key(|s| s["startOffset"].as_i64());
+            assert_eq!(ours, theirs, "{release} {partition}");
+        }
+        assert_eq!(
+            state.partitions.len(),
+            2,
+            "{release}: clicks-0 is gone once its delete finished"
+        );
+        let stuck: Vec<(String, &str)> = state
+            .stuck()
+            .map(|(p, s)| (format!("{p} {}", s.id), s.state.name()))
+            .collect();
+        assert_eq!(
+            stuck,
+            [
+                (
+                    "p0G5fUJtSTSKtB9ciVR1GA:orders-0 AAAAAAAAQACAAAAAAAAAAg".to_string(),
+                    "DELETE_SEGMENT_STARTED"
+                ),
+                (
+                    "p0G5fUJtSTSKtB9ciVR1GA:orders-1 AAAAAAAAQACAAAAAAAAABQ".to_string(),
+                    "COPY_SEGMENT_STARTED"
+                ),
+            ],
+            "{release}"
+        );
+    }
+}
+
+#[test]
+fn transitions_kafka_rejects_are_dropped_and_said() {
+    let (mut state, _) = replay("4.2");
+    // orders-0's first segment was deleted: an update for it is refused;
+    // the third one is COPY_SEGMENT_FINISHED: back to STARTED is dropped.
+    let seg = |id: &str, s: i64| {
+        json!({"type": "REMOTE_LOG_SEGMENT_METADATA_UPDATE_RECORD", "version": 0, "data": {
+            "remoteLogSegmentId": {"topicIdPartition": {"name": "orders", "id": "p0G5fUJtSTSKtB9ciVR1GA", "partition": 0}, "id": id},
+            "brokerId": 9, "eventTimestampMs": 1, "customMetadata": null, "remoteLogSegmentState": s}})
+    };
+    state.apply(100, &seg("AAAAAAAAQACAAAAAAAAAAQ", 1)).unwrap();
+    state.apply(101, &seg("AAAAAAAAQACAAAAAAAAAAw", 0)).unwrap();
+    state.apply(102, &seg("AAAAAAAAQACAAAAAAAAAAw", 3)).unwrap();
+    let offsets: Vec<i64> = state.dropped.iter().map(|d| d.offset).collect();
+    assert_eq!(offsets, [100, 101, 102], "{:?}", state.dropped);
+    let third =
+        &state.partitions["p0G5fUJtSTSKtB9ciVR1GA:orders-0"].segments["AAAAAAAAQACAAAAAAAAAAw"];
+    assert_eq!(third.state.name(), "COPY_SEGMENT_FINISHED");
+    assert_eq!(third.broker_id, 1, "a dropped update changes nothing");
+}
