@@ -52,6 +52,9 @@ _kseg() {
             kseg,recover)
                 cmd="kseg__subcmd__recover"
                 ;;
+            kseg,remote)
+                cmd="kseg__subcmd__remote"
+                ;;
             kseg,restore)
                 cmd="kseg__subcmd__restore"
                 ;;
@@ -103,6 +106,9 @@ _kseg() {
             kseg__subcmd__help,recover)
                 cmd="kseg__subcmd__help__subcmd__recover"
                 ;;
+            kseg__subcmd__help,remote)
+                cmd="kseg__subcmd__help__subcmd__remote"
+                ;;
             kseg__subcmd__help,restore)
                 cmd="kseg__subcmd__help__subcmd__restore"
                 ;;
@@ -125,7 +131,7 @@ _kseg() {
 
     case "${cmd}" in
         kseg)
-            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata history groups transactions generate help"
+            opts="-h -V --help --version dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata history groups transactions remote generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -331,7 +337,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help)
-            opts="dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata history groups transactions generate help"
+            opts="dump locate verify recover retention-report rebuild-index diverge export salvage config restore metadata history groups transactions remote generate help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -499,6 +505,20 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__help__subcmd__recover)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__help__subcmd__remote)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -746,6 +766,24 @@ _kseg() {
                     return 0
                     ;;
                 --backup-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        kseg__subcmd__remote)
+            opts="-h -V --topic --json --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --topic)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -55,6 +55,8 @@ pub enum Command {
     Groups(GroupsArgs),
     /// Each transactional id's state, and the transactions left open in the data partitions (hanging ones named)
     Transactions(TransactionsArgs),
+    /// Tiered storage's remote segments per partition, as __remote_log_metadata leaves them (stuck uploads and deletes named)
+    Remote(RemoteArgs),
     /// Generate completions, man pages or the bundled test data
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -690,6 +692,29 @@ impl GroupsArgs {
             lagging: self.lagging,
         }
     }
+}
+
+/// Arguments of `kseg remote`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Replays every __remote_log_metadata-N partition under PATH as the broker's \
+RemoteLogMetadataCache rebuilds it: a segment enters in COPY_SEGMENT_STARTED, moves only by the \
+transitions Kafka accepts, and leaves at DELETE_SEGMENT_FINISHED; DELETE_PARTITION_FINISHED \
+forgets its partition. Partitions are named topicId:topic-partition. A segment left in \
+COPY_SEGMENT_STARTED or DELETE_SEGMENT_STARTED (an upload or delete that never finished) is \
+marked STUCK. Writes nothing. Exit 1 when a segment is stuck, a record is not applied or a \
+batch does not read."
+)]
+pub struct RemoteArgs {
+    /// A log dir or __remote_log_metadata-N directories
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Only this topic's partitions (repeatable)
+    #[arg(long)]
+    pub topic: Vec<String>,
+    /// One JSON object per partition (type remotePartition), and per record not applied (type dropped)
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Arguments of `kseg transactions`.

@@ -14,6 +14,7 @@ mod metadata;
 mod rebuild_index;
 mod recover;
 mod recover_salvage;
+mod remote;
 mod retention_report;
 mod salvage;
 mod transactions;
@@ -47,6 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::History(args) => history::run(&args),
         Command::Groups(args) => groups::run(&args),
         Command::Transactions(args) => transactions::run(&args),
+        Command::Remote(args) => remote::run(&args),
         Command::Generate(args) => generate::run(&args),
     }
 }

@@ -18,6 +18,7 @@ pub mod metadata;
 pub mod output_format;
 pub mod quorum;
 pub mod recovery;
+pub mod remote;
 pub mod retention;
 pub mod salvage;
 pub mod share_state;

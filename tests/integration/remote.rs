@@ -117,3 +117,52 @@ fn transitions_kafka_rejects_are_dropped_and_said() {
     assert_eq!(third.state.name(), "COPY_SEGMENT_FINISHED");
     assert_eq!(third.broker_id, 1, "a dropped update changes nothing");
 }
+
+/// `kseg remote` prints each release's replay, partition by partition,
+/// names the two segments left STARTED and exits 1 for them.
+#[test]
+fn the_remote_command_lists_each_partitions_segments_and_the_stuck_ones() {
+    for release in RELEASES {
+        let (state, _) = replay(release);
+        let dir = unpacked(release).join("internal-remote-log-metadata");
+        let out = kseg(["remote", "--json", dir.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1), "{release}");
+        let lines = json_lines(&out);
+        assert_eq!(lines.len(), state.partitions.len(), "{release}");
+        let mut stuck = Vec::new();
+        for (line, (key, p)) in lines.iter().zip(&state.partitions) {
+            assert_eq!(line["partition"], key.as_str(), "{release}");
+            let segments = line["segments"].as_array().unwrap();
+            assert_eq!(segments.len(), p.segments.len(), "{release} {key}");
+            for (s, (id, expected)) in segments.iter().zip(&p.segments) {
+                assert_eq!(s["id"], id.as_str());
+                assert_eq!(s["startOffset"], expected.start_offset);
+                assert_eq!(s["endOffset"], expected.end_offset);
+                assert_eq!(s["state"], expected.state.name());
+                if s["stuck"] == true {
+                    stuck.push(s["state"].as_str().unwrap().to_string());
+                }
+            }
+        }
+        stuck.sort();
+        assert_eq!(
+            stuck,
+            ["COPY_SEGMENT_STARTED", "DELETE_SEGMENT_STARTED"],
+            "{release}"
+        );
+        let text = kseg(["remote", dir.to_str().unwrap()]);
+        assert_eq!(super::util::stdout(&text).matches(": STUCK, ").count(), 2);
+        let clicks = kseg([
+            "remote",
+            "--json",
+            "--topic",
+            "clicks",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            json_lines(&clicks).len(),
+            0,
+            "{release}: clicks-0 was deleted"
+        );
+    }
+}

@@ -15,6 +15,8 @@
 //! DELETE_SEGMENT_FINISHED removes the segment; DELETE_PARTITION_FINISHED
 //! removes the partition (`RemotePartitionMetadataStore.handleRemotePartitionDeleteMetadata`).
 
+pub mod load;
+
 use std::collections::BTreeMap;
 
 use serde_json::Value;

@@ -1,0 +1,63 @@
+//! `kseg remote`: tiered storage's remote segments per partition, replayed
+//! from the `__remote_log_metadata` partitions under PATH.
+
+use std::io::Write;
+
+use kseg::inspect::cluster::remote::RemoteLogState;
+use kseg::inspect::cluster::remote::load::load_remote_partition;
+use kseg::render::remote::write_remote;
+use kseg::schema::InternalTopic;
+
+use super::groups::partitions;
+use crate::cli::RemoteArgs;
+use crate::exit_code::ExitCode;
+
+/// Whether the partition key `topicId:topic-partition` is of one of `topics`.
+fn of_topics(key: &str, topics: &[String]) -> bool {
+    let name = key.split_once(':').map_or(key, |(_, tp)| tp);
+    let topic = name.rsplit_once('-').map_or(name, |(t, _)| t);
+    topics.is_empty() || topics.iter().any(|t| t == topic)
+}
+
+/// Runs `kseg remote`.
+pub fn run(args: &RemoteArgs) -> anyhow::Result<ExitCode> {
+    let found: Vec<_> = partitions(&args.paths)?
+        .into_iter()
+        .filter(|(t, _)| *t == Some(InternalTopic::RemoteLogMetadata))
+        .map(|(_, p)| p)
+        .collect();
+    if found.is_empty() {
+        anyhow::bail!("no __remote_log_metadata-N partition under the paths given");
+    }
+    let mut state = RemoteLogState::default();
+    let mut problems = Vec::new();
+    for p in &found {
+        problems.extend(load_remote_partition(p, &mut state)?);
+    }
+    for problem in &problems {
+        eprintln!("kseg: {problem}");
+    }
+    let mut out = std::io::stdout().lock();
+    let stuck = write_remote(
+        &mut out,
+        &state,
+        &|key| of_topics(key, &args.topic),
+        args.json,
+    )?;
+    if !args.json {
+        writeln!(
+            out,
+            "{} partitions with remote segments, {stuck} stuck; {} records not applied (from {} __remote_log_metadata partitions)",
+            state.partitions.len(),
+            state.dropped.len(),
+            found.len()
+        )?;
+    }
+    Ok(
+        if stuck > 0 || !state.dropped.is_empty() || !problems.is_empty() {
+            ExitCode::Findings
+        } else {
+            ExitCode::Ok
+        },
+    )
+}
