@@ -8,7 +8,7 @@ use kseg::inspect::cluster::remote::load::load_remote_partition;
 use kseg::render::remote::write_remote;
 use kseg::schema::InternalTopic;
 
-use super::groups::partitions;
+use super::groups::{partitions, report};
 use crate::cli::RemoteArgs;
 use crate::exit_code::ExitCode;
 
@@ -30,12 +30,14 @@ pub fn run(args: &RemoteArgs) -> anyhow::Result<ExitCode> {
         anyhow::bail!("no __remote_log_metadata-N partition under the paths given");
     }
     let mut state = RemoteLogState::default();
-    let mut problems = Vec::new();
+    let mut unread = false;
     for p in &found {
-        problems.extend(load_remote_partition(p, &mut state)?);
-    }
-    for problem in &problems {
-        eprintln!("kseg: {problem}");
+        let (problems, refused) = load_remote_partition(p, &mut state)?;
+        report(&problems, "");
+        for why in &refused {
+            eprintln!("kseg: {why}");
+        }
+        unread |= !problems.items.is_empty() || !refused.is_empty();
     }
     let mut out = std::io::stdout().lock();
     let stuck = write_remote(
@@ -53,11 +55,9 @@ pub fn run(args: &RemoteArgs) -> anyhow::Result<ExitCode> {
             found.len()
         )?;
     }
-    Ok(
-        if stuck > 0 || !state.dropped.is_empty() || !problems.is_empty() {
-            ExitCode::Findings
-        } else {
-            ExitCode::Ok
-        },
-    )
+    Ok(if stuck > 0 || !state.dropped.is_empty() || unread {
+        ExitCode::Findings
+    } else {
+        ExitCode::Ok
+    })
 }

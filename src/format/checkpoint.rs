@@ -24,9 +24,9 @@ pub struct LeaderEpochEntry {
     pub start_offset: i64,
 }
 
-fn malformed(line: usize, reason: &'static str) -> FormatError {
+fn malformed((line, at): (usize, u64), reason: &'static str) -> FormatError {
     FormatError::new(
-        0,
+        at,
         FormatErrorKind::MalformedLine {
             line: line as u32,
             reason,
@@ -41,30 +41,75 @@ fn malformed(line: usize, reason: &'static str) -> FormatError {
 /// either holds no entries, and every line after the count is an entry (a
 /// blank one too). The text is walked twice (to count, then to yield)
 /// rather than collected.
-fn entry_lines(text: &str) -> Result<impl Iterator<Item = (usize, &str)>, FormatError> {
-    let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
+fn entry_lines(text: &str) -> Result<impl Iterator<Item = ((usize, u64), &str)>, FormatError> {
+    let mut lines = numbered_lines(text);
     let Some((_, version)) = lines.next() else {
         return Ok(None.into_iter().flatten());
     };
     let version: i32 = version
         .parse()
-        .map_err(|_| malformed(1, "expected a version number"))?;
+        .map_err(|_| malformed((1, 0), "expected a version number"))?;
     if version != 0 {
         return Err(FormatError::new(
             0,
             FormatErrorKind::UnsupportedVersion(i64::from(version)),
         ));
     }
-    let Some((_, count)) = lines.next() else {
+    let Some((at, count)) = lines.next() else {
         return Ok(None.into_iter().flatten());
     };
     let count: usize = count
         .parse()
-        .map_err(|_| malformed(2, "expected an entry count"))?;
+        .map_err(|_| malformed(at, "expected an entry count"))?;
     if lines.clone().count() != count {
-        return Err(malformed(3, "entry count does not match the count line"));
+        let first = lines
+            .clone()
+            .next()
+            .map_or((3, text.len() as u64), |(at, _)| at);
+        return Err(malformed(
+            first,
+            "entry count does not match the count line",
+        ));
     }
     Ok(Some(lines).into_iter().flatten())
+}
+
+/// The lines of `text` as Java's `BufferedReader.readLine` reads them
+/// (ended by `\n`, `\r` or `\r\n`; a last line without an ending
+/// counts), each with its 1-based number and the byte it starts at.
+fn numbered_lines(text: &str) -> JavaLines<'_> {
+    JavaLines {
+        text,
+        at: 0,
+        number: 0,
+    }
+}
+
+/// The iterator [`numbered_lines`] returns.
+#[derive(Clone)]
+struct JavaLines<'t> {
+    text: &'t str,
+    at: usize,
+    number: usize,
+}
+
+impl<'t> Iterator for JavaLines<'t> {
+    type Item = ((usize, u64), &'t str);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let rest = self.text.get(self.at..).filter(|r| !r.is_empty())?;
+        let start = self.at;
+        let (line, ending) = match rest.find(['\n', '\r']) {
+            None => (rest, 0),
+            Some(i) => {
+                let crlf = rest.get(i..i + 2) == Some("\r\n");
+                (rest.get(..i).unwrap_or_default(), if crlf { 2 } else { 1 })
+            }
+        };
+        self.at = start + line.len() + ending;
+        self.number += 1;
+        Some(((self.number, start as u64), line))
+    }
 }
 
 /// The fields of `line` when there are exactly `N`, split as Java splits
@@ -223,6 +268,29 @@ mod tests {
                 }
             ]
         );
+    }
+
+    /// Errors name the byte the line starts at; lines end as Java's
+    /// `readLine` ends them (`\n`, `\r\n` or a lone `\r`).
+    #[test]
+    fn errors_name_their_byte_and_lines_end_as_in_java() {
+        let err = parse_leader_epoch_checkpoint("0\n1\n 1 0\n").unwrap_err();
+        assert_eq!(err.offset, 4);
+        let err = parse_offset_checkpoint("0\r\n2\r\na 0 1\r\nb x 2\r\n").unwrap_err();
+        assert_eq!(err.offset, 13);
+        let err = parse_offset_checkpoint("0\nx\n").unwrap_err();
+        assert_eq!(err.offset, 2);
+        for text in ["0\r\n1\r\n5 7\r\n", "0\r1\r5 7", "0\n1\n5 7"] {
+            let entries = parse_leader_epoch_checkpoint(text).unwrap();
+            assert_eq!(
+                entries,
+                [LeaderEpochEntry {
+                    epoch: 5,
+                    start_offset: 7
+                }],
+                "{text:?}"
+            );
+        }
     }
 
     /// A file that ends after its version line, or is empty, holds no

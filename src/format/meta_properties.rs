@@ -3,6 +3,8 @@
 //! `directory.id`), read by the rules of Kafka's `MetaProperties.Builder`
 //! and `MetaPropertiesVersion` (metadata/…/properties/).
 
+use std::collections::BTreeMap;
+
 use super::java::uuid_from_string;
 
 /// A `meta.properties` as Kafka reads it.
@@ -24,21 +26,15 @@ pub struct MetaProperties {
 #[error("{0}")]
 pub struct MetaPropertiesError(pub String);
 
-/// Reads the settings of a `meta.properties` (as `(name, value)` pairs in
-/// file order, the last of a name winning) by Kafka's rules: `version`
+/// Reads the settings of a `meta.properties` (the last setting of a name
+/// winning) by Kafka's rules: `version`
 /// must be the base-10 number 0 or 1; version 1 needs an integer
 /// `node.id` and a `cluster.id`; version 0 takes `broker.id` if there is
 /// one; a `directory.id` must be a base64 UUID.
 pub fn read_meta_properties(
-    settings: &[(String, String)],
+    settings: &BTreeMap<String, String>,
 ) -> Result<MetaProperties, MetaPropertiesError> {
-    let get = |name: &str| {
-        settings
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    };
+    let get = |name: &str| settings.get(name).map(String::as_str);
     let fail = |reason: String| Err(MetaPropertiesError(reason));
     let version = match get("version").unwrap_or("0") {
         "0" => 0,
@@ -92,7 +88,11 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Result<MetaProperties, MetaPropertiesError> {
-        read_meta_properties(&crate::format::properties::parse_properties(text))
+        read_meta_properties(
+            &crate::format::properties::parse_properties(text)
+                .into_iter()
+                .collect(),
+        )
     }
 
     #[test]

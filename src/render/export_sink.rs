@@ -36,21 +36,12 @@ impl Sink {
         }
     }
 
-    /// Finishes the output: the Parquet footer, every byte flushed and
-    /// synced.
+    /// Finishes the output: the Parquet footer, every byte flushed.
     pub fn finish(self) -> io::Result<()> {
         match self {
-            Self::Text(mut out, ..) => out.flush()?,
-            Self::Parquet(p) => {
-                let file = p
-                    .finish()
-                    .map_err(io::Error::other)?
-                    .into_inner()
-                    .map_err(|e| e.into_error())?;
-                file.sync_all()?;
-            }
+            Self::Text(mut out, ..) => out.flush(),
+            Self::Parquet(p) => p.finish().map_err(io::Error::other)?.flush(),
         }
-        Ok(())
     }
 }
 
@@ -78,10 +69,16 @@ impl OutputFile {
         ))
     }
 
-    /// Renames the complete file into place.
+    /// Syncs the complete file and renames it into place, whatever form
+    /// was written to it.
     pub fn commit(self) -> io::Result<()> {
-        std::fs::rename(&self.partial, &self.path)
-            .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", self.path.display())))
+        let named = |path: &Path, e: io::Error| {
+            io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+        };
+        File::open(&self.partial)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| named(&self.partial, e))?;
+        std::fs::rename(&self.partial, &self.path).map_err(|e| named(&self.path, e))
     }
 }
 

@@ -10,7 +10,7 @@ use super::util::{copy_dir, json_lines, kseg, stderr, stdout};
 const LATEST: &str = "00000000000000000102-0000000002.checkpoint";
 
 /// A writable copy of the case's log dir in a fresh temp dir.
-fn copy() -> (tempfile::TempDir, PathBuf) {
+pub fn copy() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("logdir");
     copy_dir(
@@ -20,7 +20,8 @@ fn copy() -> (tempfile::TempDir, PathBuf) {
     (tmp, dir)
 }
 
-fn partition(dir: &Path) -> PathBuf {
+/// The case's `__cluster_metadata-0` in a copy.
+pub fn partition(dir: &Path) -> PathBuf {
     dir.join("__cluster_metadata-0")
 }
 

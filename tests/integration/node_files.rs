@@ -7,25 +7,11 @@
 
 use std::path::{Path, PathBuf};
 
+use super::metadata_log_damage::{copy, partition};
 use super::util::{copy_dir, json_lines, kseg, stderr};
 
 /// The directory id the case's voter set gives voter 3001.
 const VOTER_3001_DIR: &str = "ewf_mJQfeV_Vv9hKVxCRrQ";
-
-/// A writable copy of the case's log dir in a fresh temp dir.
-fn copy() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("logdir");
-    copy_dir(
-        &super::corpus::root().join("internal-cluster-metadata"),
-        &dir,
-    );
-    (tmp, dir)
-}
-
-fn partition(dir: &Path) -> PathBuf {
-    dir.join("__cluster_metadata-0")
-}
 
 /// `verify --json`'s exit code and its `nodeFile` findings.
 fn node_findings(dirs: &[&Path]) -> (Option<i32>, Vec<serde_json::Value>) {

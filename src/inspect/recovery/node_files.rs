@@ -15,7 +15,6 @@ use crate::format::java::uuid_from_string;
 use crate::format::meta_properties::{
     MetaProperties, is_reserved_directory_id, read_meta_properties,
 };
-use crate::format::properties::parse_properties;
 use crate::format::quorum_state::{QuorumState, read_quorum_state};
 use crate::inspect::cluster::metadata::bootstrap_check::check_bootstrap;
 use crate::inspect::cluster::metadata::quorum::VoterSet;
@@ -23,6 +22,7 @@ use crate::inspect::cluster::metadata::snapshot_check::SnapshotDamage;
 use crate::inspect::recovery::raft_log::{RaftFinding, RaftOutcome};
 use crate::logdir::LogDirError;
 use crate::logdir::mapped::read_small;
+use crate::logdir::properties_file::read_properties;
 
 /// Files a broker writes at the top of a log dir once it has run there;
 /// with one of them present, the dir is one a node has started in.
@@ -34,7 +34,7 @@ const RUN_MARKERS: [&str; 5] = [
     "bootstrap.checkpoint",
 ];
 
-/// Larger than any `meta.properties` or `quorum-state`.
+/// Larger than any `quorum-state`.
 const SMALL_FILE_LIMIT: u64 = 1 << 20;
 
 /// The metadata log as the node's identity is checked against it.
@@ -115,9 +115,7 @@ fn meta_properties(
         }
         return Ok(None);
     }
-    let bytes = read_small(&path, SMALL_FILE_LIMIT)?;
-    let settings = parse_properties(&String::from_utf8_lossy(&bytes));
-    let props = match read_meta_properties(&settings) {
+    let props = match read_meta_properties(&read_properties(&path)?) {
         Ok(p) => p,
         Err(e) => {
             let (what, outcome) = if is_metadata_dir {

@@ -50,6 +50,14 @@ pub enum LoadEvent<'a> {
         /// The key's record type or version.
         record_type: i16,
     },
+    /// A record without a key, as `__remote_log_metadata` writes them:
+    /// its offset and its decoded value (`{"type"|"version", "data"}`).
+    Keyless {
+        /// Offset of the record.
+        offset: i64,
+        /// The decoded value.
+        value: &'a Value,
+    },
     /// A COMMIT (`commit`) or ABORT marker.
     Marker {
         /// Offset of the marker.
@@ -161,6 +169,13 @@ impl Walk<'_> {
             }
             let d = decode_record(self.topic, record.key, record.value);
             let (key, value) = match (&d.key, &d.value) {
+                (Decoded::Null, Decoded::Json(v)) => {
+                    (self.visit)(LoadEvent::Keyless {
+                        offset: record.offset,
+                        value: v,
+                    });
+                    continue;
+                }
                 (Decoded::Json(k), Decoded::Json(v)) => (k, v.get("data")),
                 (Decoded::Json(k), Decoded::Null) => (k, None),
                 (Decoded::Failed(_), _) if unknown_record_type(self.topic, record.key) => {

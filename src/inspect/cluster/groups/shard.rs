@@ -56,6 +56,8 @@ pub fn load_shard(
             } => {
                 state.end_transaction(producer_id, commit);
             }
+            // Coordinator records always have a key; the loader skips one without.
+            LoadEvent::Keyless { .. } => {}
         }
         },
     )?;
@@ -102,7 +104,7 @@ pub fn load_share_state(
             } => state.notes.push(format!(
                 "offset {offset}: share-state record type {record_type} has no schema; Kafka skips it"
             )),
-            LoadEvent::Marker { .. } => {}
+            LoadEvent::Marker { .. } | LoadEvent::Keyless { .. } => {}
         }
         },
     )?;

@@ -1,66 +1,36 @@
-//! Reads a `__remote_log_metadata-N` partition's segments in order into a
-//! [`RemoteLogState`], as the broker's consumer of that topic reads them
-//! (CRCs checked; reading stops at the first batch that does not frame or
-//! check, named by file and byte position).
-
-use std::ops::ControlFlow;
+//! Reads a `__remote_log_metadata-N` partition into a [`RemoteLogState`]
+//! through the internal-topic loader the coordinators use
+//! ([`load_partition`]: CRCs checked, reading stops at the first batch
+//! that does not frame or check, named by file and byte position).
 
 use super::RemoteLogState;
-use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use crate::logdir::chunked::walk_batches;
+use crate::inspect::cluster::capped::Capped;
+use crate::inspect::cluster::groups::load::{LoadEvent, LoadProblem, load_partition};
 use crate::logdir::{LogDirError, Partition};
-use crate::schema::{Decoded, InternalTopic, decode_record};
+use crate::schema::InternalTopic;
 
-/// Applies every record of `partition` to `state`; returns the problems
-/// met (a damaged batch, a record that does not decode or apply), each
-/// naming its file and position or offset.
+/// Applies every record of `partition` to `state`; returns where reading
+/// stopped or skipped a record, and the records the state refused (by
+/// offset, with why).
 pub fn load_remote_partition(
     partition: &Partition,
     state: &mut RemoteLogState,
-) -> Result<Vec<String>, LogDirError> {
-    let mut problems = Vec::new();
-    let mut scratch = Vec::new();
-    for segment in &partition.segments {
-        let path = segment.log_path();
-        let mut stopped = false;
-        let end = walk_batches(&path, |batch| {
-            if let Err(e) = batch.ensure_valid() {
-                problems.push(format!("{}: {e}: reading stops here", path.display()));
-                stopped = true;
-                return ControlFlow::Break(());
+) -> Result<(Capped<LoadProblem>, Vec<String>), LogDirError> {
+    let mut refused = Vec::new();
+    let problems = load_partition(
+        partition,
+        InternalTopic::RemoteLogMetadata,
+        &mut |_| {},
+        &mut |event| {
+            if let LoadEvent::Keyless { offset, value } = event
+                && let Err(why) = state.apply(offset, value)
+            {
+                refused.push(format!(
+                    "{}: offset {offset}: {why}: the record is not applied",
+                    partition.dir.display()
+                ));
             }
-            let decoded = batch.records(&mut scratch, DEFAULT_DECOMPRESS_LIMIT);
-            let is_control = batch.header().is_ok_and(|h| h.is_control());
-            for record in decoded.records.iter().filter(|_| !is_control) {
-                let value =
-                    decode_record(InternalTopic::RemoteLogMetadata, record.key, record.value);
-                let applied = match value.value {
-                    Decoded::Json(v) => state.apply(record.offset, &v),
-                    Decoded::Failed(reason) => Err(reason),
-                    Decoded::Null | Decoded::NotDecoded => Err("the record has no value".into()),
-                };
-                if let Err(why) = applied {
-                    problems.push(format!(
-                        "{}: offset {}: {why}: the record is not applied",
-                        path.display(),
-                        record.offset
-                    ));
-                }
-            }
-            if let Some(e) = decoded.error {
-                problems.push(format!("{}: {e}: reading stops here", path.display()));
-                stopped = true;
-                return ControlFlow::Break(());
-            }
-            ControlFlow::Continue(())
-        })?;
-        if let Some(e) = end.filter(|_| !stopped) {
-            problems.push(format!("{}: {e}: reading stops here", path.display()));
-            stopped = true;
-        }
-        if stopped {
-            break;
-        }
-    }
-    Ok(problems)
+        },
+    )?;
+    Ok((problems, refused))
 }
