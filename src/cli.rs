@@ -57,6 +57,8 @@ pub enum Command {
     Transactions(TransactionsArgs),
     /// Tiered storage's remote segments per partition, as __remote_log_metadata leaves them (stuck uploads and deletes named)
     Remote(RemoteArgs),
+    /// One self-contained HTML page of a log dir: timeline, retention, sizes, lag, findings
+    Report(ReportArgs),
     /// Generate completions, man pages or the bundled test data
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -116,6 +118,31 @@ impl MetadataArgs {
             under_min_isr: self.under_min_isr_partitions,
         }
     }
+}
+
+/// Arguments of `kseg report`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "The page is one file with inline CSS and SVG: no script, nothing fetched, so it opens on any \
+machine it is copied to. Each figure is drawn from the JSON of a kseg command run on the log dir (verify, \
+retention-report, groups, history), named under the figure, and lists its numbers in a table. A command that \
+cannot run here (no __consumer_offsets partition, no metadata log) leaves its figure saying why."
+)]
+pub struct ReportArgs {
+    /// A log dir
+    pub path: PathBuf,
+    /// Where to write the page
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// The clock for verify and retention-report: epoch ms, RFC 3339, or an age like 1h [default: now]
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub now: Option<i64>,
+    /// Only metadata events appended at or after this time
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub since: Option<i64>,
+    /// Only metadata events appended at or before this time
+    #[arg(long, value_parser = crate::time_arg::parse_time, value_name = "TIME")]
+    pub until: Option<i64>,
 }
 
 /// Arguments of `kseg history`.

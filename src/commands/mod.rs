@@ -15,6 +15,7 @@ mod rebuild_index;
 mod recover;
 mod recover_salvage;
 mod remote;
+mod report;
 mod retention_report;
 mod salvage;
 mod transactions;
@@ -49,6 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Groups(args) => groups::run(&args),
         Command::Transactions(args) => transactions::run(&args),
         Command::Remote(args) => remote::run(&args),
+        Command::Report(args) => report::run(&args),
         Command::Generate(args) => generate::run(&args),
     }
 }

@@ -19,6 +19,7 @@ pub mod output_format;
 pub mod quorum;
 pub mod recovery;
 pub mod remote;
+pub mod report;
 pub mod retention;
 pub mod salvage;
 pub mod share_state;

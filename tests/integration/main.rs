@@ -42,6 +42,7 @@ mod release_replay;
 mod releases;
 mod remote;
 mod repair_safety;
+mod report;
 mod salvage;
 mod scripted_use;
 mod second_look;
