@@ -23,6 +23,7 @@ fn run_kseg(args: &[String], path: &Path, each: &mut dyn FnMut(serde_json::Value
         command: shown.join(" "),
         ..Section::default()
     };
+    eprintln!("kseg: running {}", section.command);
     let spawned = std::env::current_exe().and_then(|exe| {
         Command::new(exe)
             .args(args)

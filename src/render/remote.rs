@@ -45,6 +45,9 @@ fn segment_json(s: &RemoteSegment) -> Value {
 pub fn partition_json(key: &str, p: &RemotePartition) -> Value {
     json!({
         "type": "remotePartition", "partition": key, "deleteState": p.delete_state,
+        "highestOffsetForEpoch": p.highest_offset_for_epoch.iter()
+            .map(|(e, o)| (e.to_string(), json!(o)))
+            .collect::<serde_json::Map<_, _>>(),
         "segments": p.segments.values().map(segment_json).collect::<Vec<_>>(),
     })
 }
@@ -60,6 +63,24 @@ pub fn write_partition_text(w: &mut dyn Write, key: &str, p: &RemotePartition) -
         "{key}: {} remote segments, {bytes} bytes{delete}",
         p.segments.len()
     )?;
+    if !p.highest_offset_for_epoch.is_empty() {
+        let ends: Vec<String> = p
+            .highest_offset_for_epoch
+            .iter()
+            .map(|(e, o)| o.map_or(format!("{e}:none"), |o| format!("{e}:{o}")))
+            .collect();
+        let unfinished = p.highest_offset_for_epoch.values().any(Option::is_none);
+        writeln!(
+            w,
+            "  highest remote offset by leader epoch: {}{}",
+            ends.join(" "),
+            if unfinished {
+                " (none: no upload of it finished)"
+            } else {
+                ""
+            }
+        )?;
+    }
     let mut segments: Vec<&RemoteSegment> = p.segments.values().collect();
     segments.sort_by_key(|s| (s.start_offset, s.id.clone()));
     for s in segments {

@@ -70,6 +70,16 @@ fn each_releases_remote_log_metadata_replays_as_its_remote_log_metadata_cache() 
                 .collect();
             ours.sort_by_key(|s| s["startOffset"].as_i64());
             assert_eq!(ours, theirs, "{release} {partition}");
+            let highest: serde_json::Map<String, Value> = mine
+                .highest_offset_for_epoch
+                .iter()
+                .map(|(e, o)| (e.to_string(), json!(o)))
+                .collect();
+            assert_eq!(
+                Value::Object(highest),
+                kafka["highestOffsetForEpoch"],
+                "{release} {partition}: highestOffsetForEpoch"
+            );
         }
         assert_eq!(
             state.partitions.len(),

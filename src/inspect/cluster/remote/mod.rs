@@ -103,6 +103,26 @@ pub struct RemotePartition {
     pub segments: BTreeMap<String, RemoteSegment>,
     /// The latest partition delete state (MARKED, STARTED), if any.
     pub delete_state: Option<&'static str>,
+    /// Each leader epoch a segment named when its upload started, with the
+    /// highest offset of that epoch in a finished upload (`None`: none
+    /// finished yet), as `RemoteLogMetadataCache.highestOffsetForEpoch`
+    /// answers: it never goes down, not even when the segment is deleted.
+    pub highest_offset_for_epoch: BTreeMap<i64, Option<i64>>,
+}
+
+impl RemoteSegment {
+    /// Where each of its leader epochs ends in it: the next epoch's start
+    /// offset minus one, the segment's end offset for the last.
+    pub fn epoch_ends(&self) -> impl Iterator<Item = (i64, i64)> + '_ {
+        let mut epochs = self.leader_epochs.iter().peekable();
+        std::iter::from_fn(move || {
+            let (&epoch, _) = epochs.next()?;
+            let end = epochs
+                .peek()
+                .map_or(self.end_offset, |(_, next)| **next - 1);
+            Some((epoch, end))
+        })
+    }
 }
 
 /// A record the broker would not apply, and why.
@@ -212,22 +232,28 @@ impl RemoteLogState {
             state: target,
             since_offset: offset,
         };
-        self.partitions
-            .entry(key)
-            .or_default()
-            .segments
-            .insert(id, segment);
+        let partition = self.partitions.entry(key).or_default();
+        for &epoch in segment.leader_epochs.keys() {
+            partition
+                .highest_offset_for_epoch
+                .entry(epoch)
+                .or_insert(None);
+        }
+        partition.segments.insert(id, segment);
         Ok(())
     }
 
     fn update(&mut self, offset: i64, data: &Value) -> Result<(), String> {
         let (key, id) = segment_id(data)?;
         let target = state(data)?;
-        let Some(segment) = self
-            .partitions
-            .get_mut(&key)
-            .and_then(|p| p.segments.get_mut(&id))
-        else {
+        let Some(partition) = self.partitions.get_mut(&key) else {
+            self.drop(
+                offset,
+                format!("update of unknown segment {id} of {key} (refused)"),
+            );
+            return Ok(());
+        };
+        let Some(segment) = partition.segments.get_mut(&id) else {
             self.drop(
                 offset,
                 format!("update of unknown segment {id} of {key} (refused)"),
@@ -244,10 +270,17 @@ impl RemoteLogState {
             return Ok(());
         }
         if target == SegmentState::DeleteFinished {
-            if let Some(p) = self.partitions.get_mut(&key) {
-                p.segments.remove(&id);
-            }
+            partition.segments.remove(&id);
             return Ok(());
+        }
+        if target == SegmentState::CopyFinished {
+            for (epoch, end) in segment.epoch_ends() {
+                let highest = partition
+                    .highest_offset_for_epoch
+                    .entry(epoch)
+                    .or_insert(None);
+                *highest = Some(highest.map_or(end, |h| h.max(end)));
+            }
         }
         segment.state = target;
         segment.broker_id = int(data, "brokerId")?;
