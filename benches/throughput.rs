@@ -15,6 +15,10 @@
 //! - `salvage` on a 256 MiB segment of garbage with a few valid batches;
 //! - `dump --print-data-log` of a `__consumer_offsets` partition, records
 //!   decoded by Kafka's schemas against the same dump with `--no-decode`;
+//! - `groups` and `metadata`, which replay a `__consumer_offsets` and a
+//!   `__cluster_metadata` partition of realistic records (thousands of
+//!   groups, thousands of topics), against the decoded dump of the same
+//!   partition, and their peak RSS against a partition 1/4 the size;
 //! - `verify`, `retention-report` and `rebuild-index --check` on log dirs of
 //!   1,000 and 10,000 small partitions: time per segment and peak RSS;
 //! - kseg's process start cost (`kseg --version`), since every plain read
@@ -23,7 +27,8 @@
 //! `cargo bench --bench throughput -- [--size-mib N] [--work-dir DIR] [--only SECTION,...]`
 //! (default 1024 MiB in a temporary directory; the data is written once;
 //! sections: `dump`, `check`, `verify`, `small`, `rss`, `locate`,
-//! `salvage`, `decoded`, `partitions`, default all).
+//! `salvage`, `decoded`, `groups`, `metadata`, `partitions`, default all;
+//! the `groups` and `metadata` partitions are a quarter of the size).
 //!
 //! How the page cache holds a file decides what a mapping of it costs: a
 //! file read from disk is cached in large folios (up to 2 MiB, mapped with
@@ -176,6 +181,346 @@ fn write_offset_commits(dir: &Path, bytes: u64) {
         .unwrap();
         written += 16 * 70;
         batch += 1;
+    }
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
+}
+
+/// Bytes of Kafka's message encodings, for the internal topics' records:
+/// big-endian numbers, `i16`-length strings and `i32`-length arrays in
+/// non-flexible versions, unsigned varint lengths (plus one) and a tagged
+/// field section in flexible ones.
+#[derive(Default)]
+struct Enc(Vec<u8>);
+
+impl Enc {
+    fn i8(&mut self, v: i8) -> &mut Self {
+        self.0.push(v as u8);
+        self
+    }
+    fn i16(&mut self, v: i16) -> &mut Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    fn i32(&mut self, v: i32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    fn i64(&mut self, v: i64) -> &mut Self {
+        self.0.extend_from_slice(&v.to_be_bytes());
+        self
+    }
+    fn uvarint(&mut self, mut v: u32) -> &mut Self {
+        while v >= 0x80 {
+            self.0.push((v as u8 & 0x7f) | 0x80);
+            v >>= 7;
+        }
+        self.0.push(v as u8);
+        self
+    }
+    fn bytes(&mut self, b: &[u8]) -> &mut Self {
+        self.0.extend_from_slice(b);
+        self
+    }
+    /// A non-flexible string (`i16` length).
+    fn string(&mut self, s: &str) -> &mut Self {
+        self.i16(s.len() as i16).bytes(s.as_bytes())
+    }
+    /// A flexible (compact) string.
+    fn compact_string(&mut self, s: &str) -> &mut Self {
+        self.uvarint(s.len() as u32 + 1).bytes(s.as_bytes())
+    }
+    /// A flexible (compact) `[]int32`.
+    fn compact_ints(&mut self, v: &[i32]) -> &mut Self {
+        self.uvarint(v.len() as u32 + 1);
+        for &i in v {
+            self.i32(i);
+        }
+        self
+    }
+    /// A non-flexible `[]int32`.
+    fn ints(&mut self, v: &[i32]) -> &mut Self {
+        self.i32(v.len() as i32);
+        for &i in v {
+            self.i32(i);
+        }
+        self
+    }
+    /// A 16-byte uuid made from two numbers.
+    fn uuid(&mut self, high: u64, low: u64) -> &mut Self {
+        self.bytes(&high.to_be_bytes()).bytes(&low.to_be_bytes())
+    }
+    /// An empty tagged field section.
+    fn no_tags(&mut self) -> &mut Self {
+        self.uvarint(0)
+    }
+    fn take(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.0)
+    }
+}
+
+/// Groups in [`write_group_records`], each consuming two of the
+/// [`GROUP_TOPICS`] topics of [`GROUP_TOPIC_PARTITIONS`] partitions.
+const GROUPS: i64 = 4000;
+const GROUP_TOPICS: i64 = 400;
+const GROUP_TOPIC_PARTITIONS: i32 = 24;
+
+/// A `__consumer_offsets` partition of about `bytes`, as the group
+/// coordinator writes one for [`GROUPS`] classic consumer groups of three
+/// members each: each group's rebalance (a `GroupMetadataValue` v3 whose
+/// members carry consumer protocol subscriptions and assignments, v1),
+/// then its members' offset commits (`OffsetCommitValue` v3), one batch a
+/// commit of 16 partitions, the groups taking turns; every 20th round of
+/// a group rebalances it again.
+fn write_group_records(dir: &Path, bytes: u64) {
+    if dir.exists() {
+        return;
+    }
+    let mut w = PartitionWriter::create(
+        dir,
+        WriterConfig {
+            segment_bytes: 100 << 20,
+            index_interval_bytes: 4096,
+        },
+    )
+    .unwrap();
+    let topics = |g: i64| [(g * 7) % GROUP_TOPICS, (g * 7 + 1) % GROUP_TOPICS];
+    let mut e = Enc::default();
+    let mut group_metadata = |g: i64, generation: i32, time: i64| {
+        let key = e.i16(2).string(&format!("app-{g}")).take();
+        let [a, b] = topics(g).map(|t| format!("events-{t}"));
+        e.i16(3).string("consumer").i32(generation).string("range");
+        e.string(&format!("consumer-app-{g}-1-{generation:08x}"));
+        e.i64(time).i32(3);
+        for m in 0..3 {
+            e.string(&format!("consumer-app-{g}-{}-{generation:08x}", m + 1));
+            e.i16(-1).string(&format!("consumer-app-{g}-{}", m + 1));
+            e.string(&format!("/10.0.{}.{}", g % 250, m + 1));
+            e.i32(300_000).i32(45_000);
+            let mut s = Enc::default();
+            s.i16(1).i32(2).string(&a).string(&b).i32(-1).i32(0);
+            let subscription = s.take();
+            s.i16(1).i32(2);
+            let mine: Vec<i32> = (0..GROUP_TOPIC_PARTITIONS).filter(|p| p % 3 == m).collect();
+            s.string(&a).ints(&mine).string(&b).ints(&mine).i32(-1);
+            let assignment = s.take();
+            e.i32(subscription.len() as i32).bytes(&subscription);
+            e.i32(assignment.len() as i32).bytes(&assignment);
+        }
+        RecordSpec {
+            timestamp: time,
+            key: Some(key),
+            value: Some(e.take()),
+            ..RecordSpec::default()
+        }
+    };
+    let mut c = Enc::default();
+    let (mut written, mut batch) = (0, 0i64);
+    while written < bytes {
+        let (g, round) = (batch % GROUPS, batch / GROUPS);
+        let time = 1_700_000_000_000 + batch * 10;
+        let records = if round % 20 == 0 {
+            vec![group_metadata(g, (round / 20 + 1) as i32, time)]
+        } else {
+            let [a, b] = topics(g);
+            (0..16)
+                .map(|i| {
+                    let (topic, p) = match (round + i) % 48 {
+                        n if n < 24 => (a, n as i32),
+                        n => (b, n as i32 - 24),
+                    };
+                    c.i16(1)
+                        .string(&format!("app-{g}"))
+                        .string(&format!("events-{topic}"));
+                    let key = c.i32(p).take();
+                    c.i16(3).i64(round * 1000 + i).i32(5).string("").i64(time);
+                    RecordSpec {
+                        timestamp: time,
+                        key: Some(key),
+                        value: Some(c.take()),
+                        ..RecordSpec::default()
+                    }
+                })
+                .collect()
+        };
+        let spec = BatchSpec {
+            records,
+            ..BatchSpec::default()
+        };
+        written += kseg::format::encode::encode_batch(&spec).len() as u64;
+        w.append(spec).unwrap();
+        batch += 1;
+    }
+    w.close("kseg-fixture-AAAAAAAAA").unwrap();
+}
+
+/// Topics, partitions a topic and brokers in [`write_metadata_records`].
+const METADATA_TOPICS: i64 = 5000;
+const METADATA_PARTITIONS: i32 = 8;
+const BROKERS: i32 = 12;
+
+/// A metadata record's value: frame version 1, its api key and version,
+/// then the record.
+fn framed(api_key: u32, version: u32, record: &[u8]) -> Vec<u8> {
+    let mut e = Enc::default();
+    e.uvarint(1).uvarint(api_key).uvarint(version).bytes(record);
+    e.take()
+}
+
+/// A `RegisterBrokerRecord` v1 of broker `id` at `epoch`, unfenced, with
+/// two listeners, metadata.version's supported range and a rack.
+fn register_broker(id: i32, epoch: i64) -> Vec<u8> {
+    let mut e = Enc::default();
+    e.i32(id).uuid(0xb0b0 + id as u64, epoch as u64).i64(epoch);
+    e.uvarint(3);
+    for (name, port, protocol) in [("PLAINTEXT", 9092, 0), ("CONTROLLER", 9093, 0)] {
+        e.compact_string(name)
+            .compact_string(&format!("broker-{id}.kafka.internal"));
+        e.i16(port).i16(protocol).no_tags();
+    }
+    e.uvarint(2)
+        .compact_string("metadata.version")
+        .i16(1)
+        .i16(21)
+        .no_tags();
+    e.compact_string(&format!("rack-{}", id % 3))
+        .i8(0)
+        .i8(0)
+        .no_tags();
+    framed(0, 1, &e.take())
+}
+
+/// A `__cluster_metadata` partition of about `bytes`, as a controller
+/// writes one: metadata.version, [`BROKERS`] broker registrations, then
+/// [`METADATA_TOPICS`] topics (a `TopicRecord`, [`METADATA_PARTITIONS`]
+/// `PartitionRecord`s v1 of three replicas and a retention config each),
+/// then leader and ISR changes (`PartitionChangeRecord`s) to the end,
+/// with now and then a broker's controlled shutdown and re-registration,
+/// and a topic's config changed.
+fn write_metadata_records(dir: &Path, bytes: u64) {
+    if dir.exists() {
+        return;
+    }
+    let mut w = PartitionWriter::create(
+        dir,
+        WriterConfig {
+            segment_bytes: 100 << 20,
+            index_interval_bytes: 4096,
+        },
+    )
+    .unwrap();
+    let mut e = Enc::default();
+    let mut written = 0u64;
+    let mut time = 1_700_000_000_000;
+    let mut append = |values: Vec<Vec<u8>>, written: &mut u64| {
+        time += 1;
+        let records = values
+            .into_iter()
+            .map(|v| RecordSpec {
+                timestamp: time,
+                value: Some(v),
+                ..RecordSpec::default()
+            })
+            .collect();
+        let spec = BatchSpec {
+            records,
+            ..BatchSpec::default()
+        };
+        *written += kseg::format::encode::encode_batch(&spec).len() as u64;
+        w.append(spec).unwrap();
+    };
+    e.compact_string("metadata.version").i16(21).no_tags();
+    let mut first = vec![framed(12, 0, &e.take())];
+    let mut epochs: Vec<i64> = (0..BROKERS).map(|b| 10 + b as i64).collect();
+    first.extend((0..BROKERS).map(|b| register_broker(b, epochs[b as usize])));
+    append(first, &mut written);
+    let topic_id = |t: i64| (0x7091c000 + t as u64, 0x5eed_0000_0000 + t as u64);
+    let replicas = |t: i64, p: i32| -> [i32; 3] {
+        let first = ((t * 5 + p as i64) % BROKERS as i64) as i32;
+        [0, 1, 2].map(|i| (first + i * 4) % BROKERS)
+    };
+    for t in 0..METADATA_TOPICS {
+        let (high, low) = topic_id(t);
+        let mut values = Vec::new();
+        e.compact_string(&format!("events-{t}"))
+            .uuid(high, low)
+            .no_tags();
+        values.push(framed(2, 0, &e.take()));
+        for p in 0..METADATA_PARTITIONS {
+            let r = replicas(t, p);
+            e.i32(p).uuid(high, low).compact_ints(&r).compact_ints(&r);
+            e.compact_ints(&[])
+                .compact_ints(&[])
+                .i32(r[0])
+                .i32(0)
+                .i32(0);
+            e.uvarint(4);
+            for &b in &r {
+                e.uuid(0xd1d1, b as u64);
+            }
+            e.no_tags();
+            values.push(framed(3, 1, &e.take()));
+        }
+        e.i8(2).compact_string(&format!("events-{t}"));
+        e.compact_string("retention.ms")
+            .compact_string("604800000")
+            .no_tags();
+        values.push(framed(4, 0, &e.take()));
+        append(values, &mut written);
+    }
+    // Leader epochs and ISRs as the changes leave them.
+    let mut state: Vec<(i32, bool)> = vec![(0, false); (METADATA_TOPICS * 8) as usize];
+    let mut n = 0i64;
+    while written < bytes {
+        let mut values = Vec::with_capacity(32);
+        for _ in 0..32 {
+            n += 1;
+            if n % 5000 == 0 {
+                // A broker's controlled shutdown, fencing and restart.
+                let b = ((n / 5000) % BROKERS as i64) as i32;
+                let epoch = &mut epochs[b as usize];
+                e.i32(b).i64(*epoch).uvarint(1).uvarint(1).uvarint(1).i8(1);
+                values.push(framed(17, 1, &e.take()));
+                e.i32(b).i64(*epoch).uvarint(1).uvarint(0).uvarint(1).i8(1);
+                values.push(framed(17, 1, &e.take()));
+                *epoch += 1000;
+                values.push(register_broker(b, *epoch));
+                continue;
+            }
+            let t = (n * 7919) % METADATA_TOPICS;
+            if n % 997 == 0 {
+                e.i8(2).compact_string(&format!("events-{t}"));
+                e.compact_string("retention.ms");
+                e.compact_string(&format!("{}", 3_600_000 * (n % 168 + 1)))
+                    .no_tags();
+                values.push(framed(4, 0, &e.take()));
+                continue;
+            }
+            let p = (n % METADATA_PARTITIONS as i64) as i32;
+            let r = replicas(t, p);
+            let (high, low) = topic_id(t);
+            let s = &mut state[(t * 8 + p as i64) as usize];
+            e.i32(p).uuid(high, low);
+            // An ISR shrink drops the last replica, an expand brings it
+            // back; every fourth change also moves the leadership.
+            s.1 = !s.1;
+            let isr: &[i32] = if s.1 { &r[..2] } else { &r };
+            if n % 4 == 0 {
+                s.0 += 1;
+                let leader = r[(s.0 % 2) as usize];
+                e.uvarint(2)
+                    .uvarint(0)
+                    .uvarint(1 + 4 * isr.len() as u32)
+                    .compact_ints(isr);
+                e.uvarint(1).uvarint(4).i32(leader);
+            } else {
+                e.uvarint(1)
+                    .uvarint(0)
+                    .uvarint(1 + 4 * isr.len() as u32)
+                    .compact_ints(isr);
+            }
+            values.push(framed(5, 0, &e.take()));
+        }
+        append(values, &mut written);
     }
     w.close("kseg-fixture-AAAAAAAAA").unwrap();
 }
@@ -620,6 +965,67 @@ fn start_cost() -> Duration {
     .0
 }
 
+/// Runs `kseg <command> --json` on `dir` and checks the replay took every
+/// record: a zero exit, nothing on stderr, and (for `metadata`) no record
+/// refused, no warning and every topic there; returns the JSON output.
+fn check_replay(command: &str, dir: &Path) -> String {
+    let out = Command::new(KSEG)
+        .args([command, "--json", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.trim().is_empty(),
+        "kseg {command} {}: {:?}\n{err}",
+        dir.display(),
+        out.status
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    if command == "metadata" {
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["refused"], serde_json::json!([]), "{}", dir.display());
+        assert_eq!(v["warnings"], serde_json::json!([]), "{}", dir.display());
+        let topics = v["topics"].as_array().map_or(0, Vec::len);
+        assert_eq!(topics as i64, METADATA_TOPICS, "{}", dir.display());
+    } else {
+        let groups = text
+            .lines()
+            .filter(|l| l.starts_with("{\"group\":"))
+            .count();
+        assert_eq!(groups as i64, GROUPS, "{}", dir.display());
+    }
+    text
+}
+
+/// `kseg <command>` replaying the partition `dir` of `topic`, paired with
+/// the decoded dump of the same partition (`dump --print-data-log` of its
+/// segments); its peak RSS, and on `small`, a partition of the same groups
+/// or topics with 1/4 of the records.
+fn replay_line(command: &str, topic: &str, dir: &Path, small: &Path) {
+    let logs = logs(dir);
+    let bytes: u64 = logs
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len())
+        .sum();
+    check_replay(command, dir);
+    check_replay(command, small);
+    let mut dump = vec!["dump", "--print-data-log"];
+    dump.extend(logs.iter().map(|p| p.to_str().unwrap()));
+    plain_read(&logs);
+    let dir_arg = dir.to_str().unwrap();
+    let replay = paired(|| run(&dump, None).0, || run(&[command, dir_arg], None).0);
+    let (_, rss) = best(3, || run(&[command, dir_arg], None));
+    let (_, small_rss) = best(3, || run(&[command, small.to_str().unwrap()], None));
+    println!(
+        "{command} replay of {} MiB of {topic}: {:.0} MiB/s = {} the decoded dump of the same partition (dump --print-data-log, goal at least 1.0x); peak RSS {} KiB (1/4 of the records: {} KiB)",
+        bytes >> 20,
+        mib_s(bytes, replay.best_cmd),
+        replay,
+        rss,
+        small_rss
+    );
+}
+
 /// `verify`, `retention-report` and `rebuild-index --check` on log dirs of
 /// 1,000 and 10,000 partitions: time per segment (best of 5) and peak RSS.
 fn many_partitions(work: &Path) {
@@ -678,49 +1084,69 @@ fn main() {
     let multi = work.join(format!("multi{size_mib}"));
     let many = work.join("many10k-0");
     eprintln!("writing test data under {} ...", work.display());
-    write_partition(&big, size_mib << 20, 2 << 30, 16);
-    write_partition(&small, (size_mib / 16).max(1) << 20, 2 << 30, 16);
-    write_partition(
-        &multi.join("events-0"),
-        size_mib << 20,
-        (size_mib << 20) / 8,
-        16,
-    );
+    // Each section's data is written when a section asks for it.
+    let segment_sections = want("dump") || want("check") || want("verify");
+    if segment_sections {
+        write_partition(&big, size_mib << 20, 2 << 30, 16);
+        write_partition(&small, (size_mib / 16).max(1) << 20, 2 << 30, 16);
+        write_partition(
+            &multi.join("events-0"),
+            size_mib << 20,
+            (size_mib << 20) / 8,
+            16,
+        );
+    }
     let single = work.join(format!("single{}", size_mib / 4));
-    write_partition(
-        &single.join("events-0"),
-        (size_mib / 4).max(1) << 20,
-        (size_mib / 4).max(1) << 19,
-        1,
-    );
-    write_many_segments(&many, 10_000);
+    if want("small") {
+        write_partition(
+            &single.join("events-0"),
+            (size_mib / 4).max(1) << 20,
+            (size_mib / 4).max(1) << 19,
+            1,
+        );
+    }
+    if want("locate") {
+        write_many_segments(&many, 10_000);
+    }
     let idempotent = work.join(format!("idempotent{size_mib}-0"));
     let idempotent_small = work.join(format!("idempotent{}-0", size_mib / 4));
-    write_idempotent(&idempotent, size_mib << 20);
-    write_idempotent(&idempotent_small, (size_mib / 4).max(1) << 20);
+    if want("rss") {
+        write_idempotent(&idempotent, size_mib << 20);
+        write_idempotent(&idempotent_small, (size_mib / 4).max(1) << 20);
+    }
 
     let garbage = work.join("garbage256-0");
-    write_garbage(&garbage);
+    if want("salvage") {
+        write_garbage(&garbage);
+    }
     let offsets = work
         .join(format!("offsets{}", size_mib / 8))
         .join("__consumer_offsets-0");
-    write_offset_commits(&offsets, (size_mib / 8).max(1) << 20);
+    if want("decoded") {
+        write_offset_commits(&offsets, (size_mib / 8).max(1) << 20);
+    }
 
     println!(
         "kseg's process start and exit (`kseg --version`, best of 20): {:.2} ms, paid once by every command figure below and not by the in-process plain read",
         start_cost().as_secs_f64() * 1000.0
     );
-    let big_log = logs(&big);
-    let multi_logs = logs(&multi.join("events-0"));
-    if want("dump") || want("check") || want("verify") {
+    let (big_log, multi_logs) = match segment_sections {
+        true => (logs(&big), logs(&multi.join("events-0"))),
+        false => (Vec::new(), Vec::new()),
+    };
+    if segment_sections {
         read_back(&big_log);
         read_back(&multi_logs);
         println!(
             "page cache as readahead fills it: each segment dropped and read back first (large folios, as after a broker restart)"
         );
     }
-    let bytes = std::fs::metadata(&big_log[0]).unwrap().len();
-    let big_path = big_log[0].to_str().unwrap().to_string();
+    let bytes = big_log
+        .first()
+        .map_or(0, |p| std::fs::metadata(p).unwrap().len());
+    let big_path = big_log
+        .first()
+        .map_or(String::new(), |p| p.to_str().unwrap().to_string());
     let read_big = || plain_read(&big_log);
     if want("dump") || want("check") {
         plain_read(&big_log);
@@ -926,6 +1352,26 @@ fn main() {
             mib_s(offsets_bytes, decoded.best_cmd),
             decoded
         );
+    }
+    if want("groups") {
+        let at = |mib: u64| {
+            work.join(format!("groups{mib}"))
+                .join("__consumer_offsets-0")
+        };
+        let (dir, small) = (at(size_mib / 4), at(size_mib / 16));
+        write_group_records(&dir, (size_mib / 4).max(1) << 20);
+        write_group_records(&small, (size_mib / 16).max(1) << 20);
+        replay_line("groups", "__consumer_offsets", &dir, &small);
+    }
+    if want("metadata") {
+        let at = |mib: u64| {
+            work.join(format!("metadata{mib}"))
+                .join("__cluster_metadata-0")
+        };
+        let (dir, small) = (at(size_mib / 4), at(size_mib / 16));
+        write_metadata_records(&dir, (size_mib / 4).max(1) << 20);
+        write_metadata_records(&small, (size_mib / 16).max(1) << 20);
+        replay_line("metadata", "__cluster_metadata", &dir, &small);
     }
     if want("partitions") {
         many_partitions(&work);
