@@ -21,6 +21,18 @@ pub const SUMMARY_ROWS: usize = 100;
 /// deleted, unseen damage, stray files.
 type Row = (String, [u64; 6]);
 
+/// The columns of the summary table of `verify` and `recover`, one row a
+/// partition (the report's findings table has them too).
+pub const SUMMARY_COLUMNS: [&str; 7] = [
+    "partition",
+    "segments",
+    "recovered",
+    "bytes dropped",
+    "segments deleted",
+    "unseen damage",
+    "stray files",
+];
+
 /// Writes `verify`'s and `recover`'s reports as each partition is done: per
 /// partition its plan in words (a summary table at the end), or one JSON
 /// object per partition. Keeps only the totals and a bounded number of rows.
@@ -170,15 +182,7 @@ impl ReportWriter {
             return Ok(());
         }
         let mut table = Table::new();
-        table.set_header([
-            "partition",
-            "segments",
-            "recovered",
-            "bytes dropped",
-            "segments deleted",
-            "unseen damage",
-            "stray files",
-        ]);
+        table.set_header(SUMMARY_COLUMNS);
         let all = self.partitions <= SUMMARY_ROWS;
         let rows = if all { &self.rows } else { &self.with_findings };
         for (name, counts) in rows {

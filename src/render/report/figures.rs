@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::data::{ReportData, Section};
 use super::markup::esc;
 use super::timeline::{BrokerState, Lane, Leadership, Timeline};
+use crate::render::recovery::SUMMARY_COLUMNS;
 use crate::render::time::utc;
 
 /// Width of every picture, and of its label column.
@@ -632,21 +633,9 @@ pub fn write_findings(w: &mut impl Write, s: &Section) -> io::Result<()> {
             verdict.to_string(),
         ]);
     }
-    table(
-        w,
-        "findings",
-        &[
-            "partition",
-            "segments",
-            "recovered",
-            "bytes dropped",
-            "segments deleted",
-            "unseen damage",
-            "stray files",
-            "on the next start",
-        ],
-        &rows,
-    )?;
+    let mut columns = SUMMARY_COLUMNS.to_vec();
+    columns.push("on the next start");
+    table(w, "findings", &columns, &rows)?;
     if !other.is_empty() {
         table(
             w,

@@ -170,7 +170,7 @@ impl Timeline {
         let state = Leadership {
             leader: event["leader"].as_i64().unwrap_or(-1),
             isr: ids(&event["isr"]),
-            replicas: ids(&event["replicas"]).len(),
+            replicas: event["replicas"].as_array().map_or(0, Vec::len),
         };
         if let Some(lane) = self.partitions.get_mut(&name) {
             lane.push(offset, ts, state);
