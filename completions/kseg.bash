@@ -661,7 +661,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__locate)
-            opts="-h -V --offset --timestamp --log-start-offset --deep --as-opened --json --help --version"
+            opts="-h -V --offset --timestamp --log-start-offset --deep --remote-log-metadata --as-opened --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -676,6 +676,10 @@ _kseg() {
                     return 0
                     ;;
                 --log-start-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote-log-metadata)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -71,6 +71,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump" -s V -l version -d 'Prin
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -l offset -d 'Offset to find' -r
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -l timestamp -d 'Timestamp to find: epoch ms, RFC 3339 (2024-05-01T12:00:00Z) or an age like 1h, 30m, 2d' -r
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -l log-start-offset -d 'The log start offset [default: log-start-offset-checkpoint, else the first segment\'s base offset]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand locate" -l remote-log-metadata -d 'Where tiered storage\'s __remote_log_metadata-N partitions are, for an offset below the local log start (repeatable) [default: the partition\'s log dir]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -l deep -d 'Also decode and print the record found'
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -l as-opened -d 'Search indexes as a broker opening these files without recovery would: every slot, a preallocated zero tail included (default: the real entries, as a running broker or one that recovered them)'
 complete -c kseg -n "__fish_kseg_using_subcommand locate" -l json -d 'Print the whole trace as one JSON object'

@@ -400,6 +400,11 @@ pub struct LocateArgs {
     /// Also decode and print the record found
     #[arg(long)]
     pub deep: bool,
+    /// Where tiered storage's __remote_log_metadata-N partitions are, for
+    /// an offset below the local log start (repeatable) [default: the
+    /// partition's log dir]
+    #[arg(long, value_name = "PATH")]
+    pub remote_log_metadata: Vec<PathBuf>,
     /// Search indexes as a broker opening these files without recovery
     /// would: every slot, a preallocated zero tail included (default: the
     /// real entries, as a running broker or one that recovered them)

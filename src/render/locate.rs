@@ -25,6 +25,33 @@ impl Trace {
         Self { steps, json }
     }
 
+    /// The number of the last numbered step before the answer (0 if none).
+    pub(crate) fn last_step_number(&self) -> usize {
+        self.steps
+            .iter()
+            .rev()
+            .skip(1)
+            .find_map(|s| s.split_once(". ")?.0.parse().ok())
+            .unwrap_or(0)
+    }
+
+    /// Replaces the answer (the last step) by `steps`, then `message` as
+    /// the new answer, with `value` under `key` in the JSON form.
+    pub(crate) fn replace_answer(
+        &mut self,
+        steps: Vec<String>,
+        key: &str,
+        value: Value,
+        message: String,
+    ) {
+        self.steps.pop();
+        self.steps.extend(steps);
+        self.steps.push(message.clone());
+        self.json[key] = value;
+        self.json["message"] = json!(message);
+        self.json["steps"] = json!(self.steps);
+    }
+
     /// Writes the trace: one line per step, or the JSON object.
     pub fn write(&self, out: &mut impl Write, format: OutputFormat) -> io::Result<()> {
         match format {

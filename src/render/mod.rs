@@ -14,6 +14,7 @@ pub mod groups;
 pub mod history;
 pub mod index_rebuild;
 pub mod locate;
+pub mod locate_tiered;
 pub mod metadata;
 pub mod output_format;
 pub mod quorum;

@@ -46,5 +46,6 @@ mod report;
 mod salvage;
 mod scripted_use;
 mod second_look;
+mod tiered;
 mod util;
 mod verify;

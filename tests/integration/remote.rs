@@ -83,7 +83,7 @@ fn each_releases_remote_log_metadata_replays_as_its_remote_log_metadata_cache() 
         }
         assert_eq!(
             state.partitions.len(),
-            2,
+            3,
             "{release}: clicks-0 is gone once its delete finished"
         );
         let stuck: Vec<(String, &str)> = state
@@ -104,6 +104,80 @@ fn each_releases_remote_log_metadata_replays_as_its_remote_log_metadata_cache() 
             ],
             "{release}"
         );
+    }
+}
+
+/// Every (epoch, offset) the view's `remoteLogSegmentMetadata` runs cover:
+/// offset, epoch and the segment id Kafka's cache answered.
+fn kafka_lookups(kafka: &Value) -> Vec<(i64, i64, Option<String>)> {
+    let mut all = Vec::new();
+    for (epoch, runs) in kafka["remoteLogSegmentMetadata"].as_object().unwrap() {
+        for run in runs.as_array().unwrap() {
+            let (from, to) = (run[0].as_i64().unwrap(), run[1].as_i64().unwrap());
+            for offset in from..=to {
+                let id = run[2].as_str().map(str::to_string);
+                all.push((epoch.parse().unwrap(), offset, id));
+            }
+        }
+    }
+    all
+}
+
+/// The segment a remote fetch reads for each leader epoch and offset is
+/// the one each release's own `RemoteLogMetadataCache.remoteLogSegmentMetadata`
+/// names, over every offset of every partition: deleted and unfinished
+/// segments never serve, and payments-0's longer re-upload replaces the
+/// later segment it covers but not the earlier one.
+#[test]
+fn each_releases_remote_fetch_reads_the_segment_its_cache_names() {
+    for release in RELEASES {
+        let (state, cache) = replay(release);
+        let (mut served, mut asked) = (0, 0);
+        for (partition, kafka) in cache.as_object().unwrap() {
+            for (epoch, offset, theirs) in kafka_lookups(kafka) {
+                asked += 1;
+                let ours = state
+                    .partitions
+                    .get(partition)
+                    .and_then(|p| p.segment_for(epoch, offset))
+                    .map(|s| s.id.clone());
+                assert_eq!(
+                    ours, theirs,
+                    "{release} {partition} epoch {epoch} offset {offset}"
+                );
+                served += usize::from(ours.is_some());
+            }
+        }
+        // orders-0 [250, 399], orders-1 [0, 49], payments-0 [0, 250] over two epochs.
+        assert_eq!(served, 150 + 50 + 50 + 150 + 51, "{release}");
+        // Offsets -1 to one past the last end, per epoch named: clicks-0,
+        // orders-0, orders-1, payments-0.
+        assert_eq!(asked, 12 + 3 * 402 + 2 * 123 + 2 * 253, "{release}");
+    }
+}
+
+/// The `__remote_log_metadata` partition of each topic-partition is the
+/// one each release's `RemoteLogMetadataTopicPartitioner` gives, for 1, 7
+/// and 50 metadata partitions.
+#[test]
+fn each_partitions_metadata_partition_is_the_one_kafkas_partitioner_gives() {
+    use kseg::inspect::cluster::remote::placement::metadata_partition;
+    for release in RELEASES {
+        let (_, cache) = replay(release);
+        for (partition, kafka) in cache.as_object().unwrap() {
+            let (id, tp) = partition.split_once(':').unwrap();
+            let number: i32 = tp.rsplit_once('-').unwrap().1.parse().unwrap();
+            let placed = kafka["metadataPartition"].as_object().unwrap();
+            assert_eq!(placed.len(), 3);
+            for (count, theirs) in placed {
+                let ours = metadata_partition(id, number, count.parse().unwrap());
+                assert_eq!(
+                    ours.map(i64::from),
+                    theirs.as_i64(),
+                    "{release} {partition} of {count}"
+                );
+            }
+        }
     }
 }
 

@@ -9,6 +9,7 @@ import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.server.common.ApiMessageAndVersion;
 import org.apache.kafka.server.log.remote.metadata.storage.RemoteLogMetadataCache;
+import org.apache.kafka.server.log.remote.metadata.storage.RemoteLogMetadataTopicPartitioner;
 import org.apache.kafka.server.log.remote.metadata.storage.serialization.RemoteLogMetadataSerde;
 import org.apache.kafka.server.log.remote.storage.RemoteLogMetadata;
 import org.apache.kafka.server.log.remote.storage.RemoteLogSegmentId;
@@ -134,6 +135,19 @@ public final class RemoteCase {
         partition(clicks0, RemotePartitionDeleteState.DELETE_PARTITION_FINISHED, 3);
         // A delete that never finishes (retention removing orders-0's second segment).
         update(s2, RemoteLogSegmentState.DELETE_SEGMENT_STARTED, 1, null);
+        // A new leader re-uploads an overlapping, longer segment: the cache
+        // lets it replace the epoch's later segment it covers (s8), not the
+        // earlier one (s7).
+        TopicIdPartition payments0 = tp("cGF5bWVudHMtdG9waWMtaQ", "payments", 0);
+        RemoteLogSegmentId s7 = id(payments0, "AAAAAAAAQACAAAAAAAAABw");
+        RemoteLogSegmentId s8 = id(payments0, "AAAAAAAAQACAAAAAAAAACA");
+        RemoteLogSegmentId s9 = id(payments0, "AAAAAAAAQACAAAAAAAAACQ");
+        copyStarted(s7, 0, 99, 4, 8_000, epochs(5, 0));
+        update(s7, RemoteLogSegmentState.COPY_SEGMENT_FINISHED, 4, null);
+        copyStarted(s8, 100, 199, 4, 8_000, epochs(5, 100));
+        update(s8, RemoteLogSegmentState.COPY_SEGMENT_FINISHED, 4, null);
+        copyStarted(s9, 50, 250, 5, 16_000, epochs(5, 50, 6, 200));
+        update(s9, RemoteLogSegmentState.COPY_SEGMENT_FINISHED, 5, null);
     }
 
     private void run() throws Exception {
@@ -171,11 +185,15 @@ public final class RemoteCase {
         readme.append("classes: each event a RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate or RemotePartitionDeleteMetadata\n");
         readme.append("serialized by RemoteLogMetadataSerde, one record a batch (key null, timestamp the event's), appended by FileRecords.\n");
         readme.append("A coherent story: orders-0 (segment 1 uploaded and deleted, 2 uploaded and its delete never finishing,\n");
-        readme.append("3 uploaded), orders-1 (4 uploaded, 5's upload never finishing), clicks-0 (6 uploaded, then the topic deleted).\n\n");
+        readme.append("3 uploaded), orders-1 (4 uploaded, 5's upload never finishing), clicks-0 (6 uploaded, then the topic deleted),\n");
+        readme.append("payments-0 (7 and 8 uploaded, then 9, longer, overlapping both, uploaded by a new leader).\n\n");
         readme.append("kafka-view.json: Kafka's reading (FileRecords.batches, the serde's deserialize and toString, the generated JSON\n");
         readme.append("converters) and remoteLogMetadataCache: per partition, what RemoteLogMetadataCache holds after the segment\n");
         readme.append("events were replayed into it (addCopyInProgressSegment, updateRemoteLogSegmentMetadata) in log order:\n");
-        readme.append("listAllRemoteLogSegments and highestOffsetForEpoch of every epoch the partition's segments name.\n\n");
+        readme.append("listAllRemoteLogSegments and highestOffsetForEpoch of every epoch the partition's segments name;\n");
+        readme.append("remoteLogSegmentMetadata(epoch, offset) of those epochs for every offset from -1 to one past the last segment's end,\n");
+        readme.append("as runs [first offset, last offset, segment id or null]; and metadataPartition: the __remote_log_metadata\n");
+        readme.append("partition RemoteLogMetadataTopicPartitioner gives the partition for 1, 7 and 50 metadata partitions.\n\n");
         readme.append("Records in log order:\n");
         for (int i = 0; i < told.size(); i++) readme.append("  ").append(i).append(": ").append(told.get(i)).append('\n');
         lab.finish(caseDir, view, readme.toString());
@@ -191,6 +209,8 @@ public final class RemoteCase {
     private ObjectNode cacheView() throws Exception {
         Map<String, RemoteLogMetadataCache> caches = new TreeMap<>();
         Map<String, TreeSet<Integer>> epochsSeen = new TreeMap<>();
+        Map<String, Long> maxEnd = new TreeMap<>();
+        Map<String, TopicIdPartition> topicIdPartitions = new TreeMap<>();
         Method add = method(RemoteLogMetadataCache.class, "addCopyInProgressSegment", RemoteLogSegmentMetadata.class);
         Method upd = method(RemoteLogMetadataCache.class, "updateRemoteLogSegmentMetadata", RemoteLogSegmentMetadataUpdate.class);
         Method all = method(RemoteLogMetadataCache.class, "listAllRemoteLogSegments");
@@ -201,6 +221,8 @@ public final class RemoteCase {
                 String k = s.topicIdPartition().toString();
                 caches.computeIfAbsent(k, x -> new RemoteLogMetadataCache());
                 epochsSeen.computeIfAbsent(k, x -> new TreeSet<>()).addAll(s.segmentLeaderEpochs().keySet());
+                maxEnd.merge(k, s.endOffset(), Math::max);
+                topicIdPartitions.put(k, s.topicIdPartition());
                 add.invoke(caches.get(k), s);
             } else if (m instanceof RemoteLogSegmentMetadataUpdate) {
                 RemoteLogSegmentMetadataUpdate u = (RemoteLogSegmentMetadataUpdate) m;
@@ -237,6 +259,45 @@ public final class RemoteCase {
                 if (v.isPresent()) h.put(String.valueOf(epoch), (Long) v.get());
                 else h.putNull(String.valueOf(epoch));
             }
+            p.set("remoteLogSegmentMetadata", lookups(e.getValue(), epochsSeen.get(e.getKey()), maxEnd.get(e.getKey())));
+            ObjectNode placed = p.putObject("metadataPartition");
+            TopicIdPartition tip = topicIdPartitions.get(e.getKey());
+            for (int n : new int[] {1, 7, 50}) {
+                placed.put(String.valueOf(n), new RemoteLogMetadataTopicPartitioner(n).metadataPartition(tip));
+            }
+        }
+        return out;
+    }
+
+    private static void run(ArrayNode runs, long from, long to, String id) {
+        ArrayNode run = runs.addArray();
+        run.add(from);
+        run.add(to);
+        if (id == null) run.addNull(); else run.add(id);
+    }
+
+    /**
+     * The cache's remoteLogSegmentMetadata(epoch, offset) for every epoch and
+     * every offset from -1 to one past the partition's last segment end, as
+     * runs: [first offset, last offset, segment id or null].
+     */
+    private static ObjectNode lookups(RemoteLogMetadataCache cache, TreeSet<Integer> epochs, long maxEnd) throws Exception {
+        Method lookup = method(RemoteLogMetadataCache.class, "remoteLogSegmentMetadata", int.class, long.class);
+        ObjectNode out = KsegLab.JSON.createObjectNode();
+        for (int epoch : epochs) {
+            ArrayNode runs = out.putArray(String.valueOf(epoch));
+            String current = null;
+            long from = -1;
+            for (long offset = -1; offset <= maxEnd + 1; offset++) {
+                Optional<?> found = (Optional<?>) lookup.invoke(cache, epoch, offset);
+                String id = found.isPresent() ? ((RemoteLogSegmentMetadata) found.get()).remoteLogSegmentId().id().toString() : null;
+                if (offset > -1 && !java.util.Objects.equals(id, current)) {
+                    run(runs, from, offset - 1, current);
+                    from = offset;
+                }
+                current = id;
+            }
+            run(runs, from, maxEnd + 1, current);
         }
         return out;
     }

@@ -82,6 +82,23 @@ impl EpochCache {
         self.entries.last().copied()
     }
 
+    /// `epochForOffset`: the entry whose epoch holds `offset`: the one
+    /// starting exactly at it, else the last one starting below it (none
+    /// when every epoch starts after it).
+    pub fn epoch_for_offset(&self, offset: i64) -> Option<LeaderEpochEntry> {
+        let mut previous = None;
+        for e in &self.entries {
+            if e.start_offset == offset {
+                return Some(*e);
+            }
+            if e.start_offset > offset {
+                return previous;
+            }
+            previous = Some(*e);
+        }
+        previous
+    }
+
     /// The latest epoch.
     pub fn latest_epoch(&self) -> Option<i32> {
         self.latest().map(|e| e.epoch)

@@ -101,7 +101,9 @@ fn read_batches(
 }
 
 /// `leader-epoch-checkpoint`: `None` when absent, else its entries or why it does not parse.
-fn read_checkpoint(partition: &Partition) -> Option<Result<Vec<LeaderEpochEntry>, String>> {
+pub fn read_leader_epoch_checkpoint(
+    partition: &Partition,
+) -> Option<Result<Vec<LeaderEpochEntry>, String>> {
     let path = partition.leader_epoch_checkpoint_path();
     if !path.exists() {
         return None;
@@ -165,7 +167,7 @@ pub fn load_replica(dir: &Path) -> Result<Replica, LogDirError> {
         .map(|b| replayed_segments.contains(&b.segment))
         .collect();
     let epochs = load_epochs(
-        read_checkpoint(&partition),
+        read_leader_epoch_checkpoint(&partition),
         LoadView {
             batches: &batches,
             replayed: &replayed,

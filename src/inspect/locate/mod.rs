@@ -10,6 +10,7 @@ mod by_offset;
 mod by_timestamp;
 mod segment;
 pub mod segment_time;
+mod tiered;
 
 pub use crate::inspect::index::entry_count::EntryCount;
 pub use bounds::{SourcedOffset, log_end_offset, log_start_offset};
@@ -19,3 +20,4 @@ pub use segment::{
     BatchRef, IndexStep, ScanStep, TimestampAnswer, find_by_timestamp, locate_in_segment,
     next_offset, scan_next_segment, time_index_step,
 };
+pub use tiered::{RemoteFetch, RemoteVerdict, remote_fetch};

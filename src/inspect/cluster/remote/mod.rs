@@ -15,11 +15,16 @@
 //! DELETE_SEGMENT_FINISHED removes the segment; DELETE_PARTITION_FINISHED
 //! removes the partition (`RemotePartitionMetadataStore.handleRemotePartitionDeleteMetadata`).
 
+pub mod epoch_index;
 pub mod load;
+pub mod object_key;
+pub mod placement;
 
 use std::collections::BTreeMap;
 
 use serde_json::Value;
+
+use epoch_index::EpochIndex;
 
 /// A remote segment's state (DELETE_SEGMENT_FINISHED removes it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -108,6 +113,24 @@ pub struct RemotePartition {
     /// finished yet), as `RemoteLogMetadataCache.highestOffsetForEpoch`
     /// answers: it never goes down, not even when the segment is deleted.
     pub highest_offset_for_epoch: BTreeMap<i64, Option<i64>>,
+    /// Which finished segment serves each epoch's offsets.
+    pub epoch_index: EpochIndex,
+}
+
+impl RemotePartition {
+    /// The segment a fetch of `offset` in leader epoch `epoch` reads, as
+    /// `RemoteLogMetadataCache.remoteLogSegmentMetadata` answers: the
+    /// finished segment whose part of the epoch starts nearest at or below
+    /// `offset`, if the epoch's part of it reaches `offset`.
+    pub fn segment_for(&self, epoch: i64, offset: i64) -> Option<&RemoteSegment> {
+        let (_, id) = self.epoch_index.floor(epoch, offset)?;
+        let segment = self.segments.get(id)?;
+        let end = segment
+            .epoch_ends()
+            .find(|&(e, _)| e == epoch)
+            .map_or(segment.end_offset, |(_, end)| end);
+        (offset <= end).then_some(segment)
+    }
 }
 
 impl RemoteSegment {
@@ -279,7 +302,16 @@ impl RemoteLogState {
                     .highest_offset_for_epoch
                     .entry(epoch)
                     .or_insert(None);
+                let start = segment.leader_epochs[&epoch];
+                partition
+                    .epoch_index
+                    .finish(epoch, start, end, &id, *highest);
                 *highest = Some(highest.map_or(end, |h| h.max(end)));
+            }
+        }
+        if target == SegmentState::DeleteStarted {
+            for (&epoch, &start) in &segment.leader_epochs {
+                partition.epoch_index.remove(epoch, start, &id);
             }
         }
         segment.state = target;

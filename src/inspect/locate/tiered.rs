@@ -1,0 +1,161 @@
+//! An offset below a tiered partition's local log start, fetched as the
+//! broker fetches it from remote storage (`ReplicaManager` sends a fetch
+//! at or above the log start offset and below the local log start offset
+//! to `RemoteLogManager.read`): the leader epoch of the offset from
+//! `leader-epoch-checkpoint` (`epochForOffset`), then the finished remote
+//! segment `RemoteLogMetadataCache.remoteLogSegmentMetadata(epoch, offset)`
+//! names, from `__remote_log_metadata` replayed.
+
+use crate::format::checkpoint::LeaderEpochEntry;
+use crate::inspect::cluster::remote::object_key;
+use crate::inspect::cluster::remote::placement::{DEFAULT_METADATA_PARTITIONS, metadata_partition};
+use crate::inspect::cluster::remote::{RemoteLogState, RemoteSegment};
+use crate::inspect::diverge::epoch_cache::EpochCache;
+use crate::inspect::diverge::replica::read_leader_epoch_checkpoint;
+use crate::logdir::Partition;
+use crate::logdir::properties_file::topic_id;
+
+use super::SourcedOffset;
+
+/// The remote half of a lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteFetch {
+    /// The partition as `__remote_log_metadata` names it (`topicId:topic-partition`).
+    pub partition_key: String,
+    /// The log start offset (below it nothing is served) and its source.
+    pub log_start_offset: SourcedOffset,
+    /// The local log start offset (the first local offset).
+    pub local_log_start_offset: i64,
+    /// The `__remote_log_metadata` partition numbers replayed.
+    pub metadata_partitions: Vec<i32>,
+    /// The metadata partition holding this partition's segments with the
+    /// default partition count.
+    pub expected_metadata_partition: Option<i32>,
+    /// The epoch `leader-epoch-checkpoint` puts the offset in.
+    pub epoch: Option<LeaderEpochEntry>,
+    /// The finished segments of that epoch, by where the epoch starts in each.
+    pub epoch_segments: Vec<(i64, String)>,
+    /// The answer.
+    pub verdict: RemoteVerdict,
+}
+
+/// What a fetch below the local log start gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RemoteVerdict {
+    /// Served from this remote segment.
+    Served {
+        /// The segment.
+        segment: RemoteSegment,
+        /// Its `.log` in `LocalTieredStorage`'s layout.
+        local_tiered_storage_key: String,
+        /// Its `.log` in Aiven's layout (no prefix).
+        aiven_key: String,
+    },
+    /// The offset is below the log start offset.
+    BelowLogStart,
+    /// The partition's leader epochs are unknown here (why).
+    NoEpoch(String),
+    /// No finished remote segment of the epoch holds the offset; a segment
+    /// holding it whose upload or delete is under way, if one is known.
+    NotUploaded(Option<RemoteSegment>),
+    /// None of the metadata partitions read names the partition.
+    NoMetadata,
+}
+
+impl RemoteFetch {
+    /// Whether a consumer is served the offset from remote storage.
+    pub fn is_served(&self) -> bool {
+        matches!(self.verdict, RemoteVerdict::Served { .. })
+    }
+}
+
+/// The remote lookup of `target` in `partition`, whose local log starts at
+/// `local_log_start`, against `remote` (replayed from the metadata
+/// partitions numbered `metadata_partitions`); `given` is the log start
+/// offset given on the command line. `None` when the partition has no
+/// topic id or name to find it by.
+pub fn remote_fetch(
+    partition: &Partition,
+    target: i64,
+    (local_log_start, given): (i64, Option<i64>),
+    remote: &RemoteLogState,
+    metadata_partitions: Vec<i32>,
+) -> Option<RemoteFetch> {
+    let (topic, number) = partition.topic_partition.clone()?;
+    let id = topic_id(&partition.dir).ok()?;
+    let partition_key = format!("{id}:{topic}-{number}");
+    let state = remote.partitions.get(&partition_key);
+    let checkpointed = partition.checkpointed_offset("log-start-offset-checkpoint");
+    let log_start_offset = match (given, checkpointed) {
+        (Some(o), _) => (o, "given on the command line".to_string()),
+        (None, Ok(Some(o))) => (o, "log-start-offset-checkpoint".to_string()),
+        _ => match state.and_then(|p| p.segments.values().map(|s| s.start_offset).min()) {
+            Some(o) => (o, "the first remote segment's start offset".to_string()),
+            None => (local_log_start, "the local log start offset".to_string()),
+        },
+    };
+    let mut fetch = RemoteFetch {
+        partition_key,
+        log_start_offset,
+        local_log_start_offset: local_log_start,
+        metadata_partitions,
+        expected_metadata_partition: metadata_partition(&id, number, DEFAULT_METADATA_PARTITIONS),
+        epoch: None,
+        epoch_segments: Vec::new(),
+        verdict: RemoteVerdict::NoMetadata,
+    };
+    let Some(state) = state else {
+        return Some(fetch);
+    };
+    if target < fetch.log_start_offset.0 {
+        fetch.verdict = RemoteVerdict::BelowLogStart;
+        return Some(fetch);
+    }
+    let entries = match read_leader_epoch_checkpoint(partition) {
+        None => Err("no leader-epoch-checkpoint".to_string()),
+        Some(Err(why)) => Err(format!("leader-epoch-checkpoint: {why}")),
+        Some(Ok(entries)) => Ok(entries),
+    };
+    let epoch = entries.map(|e| EpochCache::from_entries(&e).epoch_for_offset(target));
+    let epoch = match epoch {
+        Err(why) => {
+            fetch.verdict = RemoteVerdict::NoEpoch(why);
+            return Some(fetch);
+        }
+        Ok(None) => {
+            fetch.verdict = RemoteVerdict::NoEpoch(format!(
+                "leader-epoch-checkpoint has no epoch starting at or below {target}"
+            ));
+            return Some(fetch);
+        }
+        Ok(Some(e)) => e,
+    };
+    fetch.epoch = Some(epoch);
+    let e = i64::from(epoch.epoch);
+    fetch.epoch_segments = state
+        .epoch_index
+        .starts(e)
+        .map(|(s, id)| (s, id.to_string()))
+        .collect();
+    fetch.verdict = match state.segment_for(e, target) {
+        Some(s) => RemoteVerdict::Served {
+            local_tiered_storage_key: object_key::local_tiered_storage(
+                &topic,
+                number,
+                &id,
+                s.start_offset,
+                &s.id,
+            ),
+            aiven_key: object_key::aiven("", &topic, number, &id, s.start_offset, &s.id),
+            segment: s.clone(),
+        },
+        None => RemoteVerdict::NotUploaded(
+            state
+                .segments
+                .values()
+                .find(|s| s.start_offset <= target && target <= s.end_offset)
+                .cloned(),
+        ),
+    };
+    Some(fetch)
+}
