@@ -867,7 +867,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__retention__subcmd__report)
-            opts="-h -V --config --config-file --kafka-version --now --log-start-offset --high-watermark --topic --deletable-now --with-warnings --json --metadata --server-properties --help --version"
+            opts="-h -V --config --config-file --kafka-version --now --log-start-offset --high-watermark --remote-log-metadata --topic --deletable-now --with-warnings --json --metadata --server-properties --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -894,6 +894,10 @@ _kseg() {
                     return 0
                     ;;
                 --high-watermark)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote-log-metadata)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

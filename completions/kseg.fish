@@ -115,6 +115,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l kafka-ver
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l now -d 'The clock: epoch ms, RFC 3339, or an age like 1h [default: now]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l log-start-offset -d 'The log start offset [default: log-start-offset-checkpoint, else the first segment\'s base offset]' -r
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l high-watermark -d 'The high watermark [default: replication-offset-checkpoint, else the log end offset]' -r
+complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l remote-log-metadata -d 'Where tiered storage\'s __remote_log_metadata-N partitions are, for a tiered topic\'s local retention (repeatable) [default: the log dir]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l topic -d 'Only this topic\'s partitions (repeatable)' -r
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l metadata -d 'The metadata log to take topic configs from: a __cluster_metadata-0 directory or the log dir holding one [default: the log dir\'s own, when it has one]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand retention-report" -l server-properties -d 'The broker\'s server.properties: its log.* settings are the STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes, transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*' -r -F

@@ -638,6 +638,10 @@ pub struct RetentionReportArgs {
     /// The high watermark [default: replication-offset-checkpoint, else the log end offset]
     #[arg(long)]
     pub high_watermark: Option<i64>,
+    /// Where tiered storage's __remote_log_metadata-N partitions are, for
+    /// a tiered topic's local retention (repeatable) [default: the log dir]
+    #[arg(long, value_name = "PATH")]
+    pub remote_log_metadata: Vec<PathBuf>,
     /// Only this topic's partitions (repeatable)
     #[arg(long, value_name = "TOPIC")]
     pub topic: Vec<String>,

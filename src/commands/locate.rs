@@ -1,10 +1,6 @@
 //! `kseg locate`: where an offset or a timestamp is, found the way the
 //! broker finds it, with every step's numbers.
 
-use std::path::PathBuf;
-
-use kseg::inspect::cluster::remote::RemoteLogState;
-use kseg::inspect::cluster::remote::load::load_remote_partition;
 use kseg::inspect::locate::{
     EntryCount, RemoteFetch, log_start_offset, lookup_offset, lookup_timestamp, remote_fetch,
 };
@@ -13,9 +9,8 @@ use kseg::logdir::target::resolve;
 use kseg::render::OutputFormat;
 use kseg::render::locate::{offset_trace, timestamp_trace};
 use kseg::render::locate_tiered::with_remote;
-use kseg::schema::InternalTopic;
 
-use super::groups::{partitions, report};
+use super::remote::remote_metadata;
 
 use crate::cli::LocateArgs;
 use crate::exit_code::ExitCode;
@@ -65,29 +60,10 @@ fn tiered(
     if offset >= local_start {
         return Ok(None);
     }
-    let paths = if args.remote_log_metadata.is_empty() {
-        metadata_dirs_beside(partition)
-    } else {
-        args.remote_log_metadata.clone()
-    };
-    let metadata: Vec<Partition> = partitions(&paths)?
-        .into_iter()
-        .filter(|(t, _)| *t == Some(InternalTopic::RemoteLogMetadata))
-        .map(|(_, p)| p)
-        .collect();
-    if metadata.is_empty() {
+    let Some((state, numbers)) = remote_metadata(&args.remote_log_metadata, &partition.log_dir())?
+    else {
         return Ok(None);
-    }
-    let mut state = RemoteLogState::default();
-    for p in &metadata {
-        let (problems, refused) = load_remote_partition(p, &mut state)?;
-        report(&problems, "");
-        refused.iter().for_each(|why| eprintln!("kseg: {why}"));
-    }
-    let numbers = metadata
-        .iter()
-        .filter_map(|p| p.topic_partition.as_ref().map(|(_, n)| *n))
-        .collect();
+    };
     Ok(remote_fetch(
         partition,
         offset,
@@ -95,25 +71,6 @@ fn tiered(
         &state,
         numbers,
     ))
-}
-
-/// The `__remote_log_metadata-N` directories in the partition's log dir.
-fn metadata_dirs_beside(partition: &Partition) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(partition.log_dir()) else {
-        return Vec::new();
-    };
-    let mut dirs: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            p.is_dir()
-                && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                    InternalTopic::of_partition_dir(n) == Some(InternalTopic::RemoteLogMetadata)
-                })
-        })
-        .collect();
-    dirs.sort();
-    dirs
 }
 
 /// The partition PATH names: a partition directory, or a `.log` in one

@@ -2,9 +2,11 @@
 //! from the `__remote_log_metadata` partitions under PATH.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use kseg::inspect::cluster::remote::RemoteLogState;
 use kseg::inspect::cluster::remote::load::load_remote_partition;
+use kseg::logdir::Partition;
 use kseg::render::remote::write_remote;
 use kseg::schema::InternalTopic;
 
@@ -17,6 +19,59 @@ fn of_topics(key: &str, topics: &[String]) -> bool {
     let name = key.split_once(':').map_or(key, |(_, tp)| tp);
     let topic = name.rsplit_once('-').map_or(name, |(t, _)| t);
     topics.is_empty() || topics.iter().any(|t| t == topic)
+}
+
+/// Tiered storage's metadata for commands that answer across tiers: the
+/// `__remote_log_metadata-N` partitions under `paths`, else those in
+/// `log_dir`, replayed (what did not read is said on stderr), with their
+/// partition numbers; `None` when there are none.
+pub fn remote_metadata(
+    paths: &[PathBuf],
+    log_dir: &Path,
+) -> anyhow::Result<Option<(RemoteLogState, Vec<i32>)>> {
+    let paths = if paths.is_empty() {
+        metadata_dirs_in(log_dir)
+    } else {
+        paths.to_vec()
+    };
+    let metadata: Vec<Partition> = partitions(&paths)?
+        .into_iter()
+        .filter(|(t, _)| *t == Some(InternalTopic::RemoteLogMetadata))
+        .map(|(_, p)| p)
+        .collect();
+    if metadata.is_empty() {
+        return Ok(None);
+    }
+    let mut state = RemoteLogState::default();
+    for p in &metadata {
+        let (problems, refused) = load_remote_partition(p, &mut state)?;
+        report(&problems, "");
+        refused.iter().for_each(|why| eprintln!("kseg: {why}"));
+    }
+    let numbers = metadata
+        .iter()
+        .filter_map(|p| p.topic_partition.as_ref().map(|(_, n)| *n))
+        .collect();
+    Ok(Some((state, numbers)))
+}
+
+/// The `__remote_log_metadata-N` directories in `log_dir`.
+fn metadata_dirs_in(log_dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(log_dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                    InternalTopic::of_partition_dir(n) == Some(InternalTopic::RemoteLogMetadata)
+                })
+        })
+        .collect();
+    dirs.sort();
+    dirs
 }
 
 /// Runs `kseg remote`.

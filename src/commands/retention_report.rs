@@ -31,6 +31,10 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let mut summary = LogDirSummary::default();
     let filter = args.filter();
+    let remote = match &log_dir {
+        Some(dir) => super::remote::remote_metadata(&args.remote_log_metadata, dir)?,
+        None => None,
+    };
     for pending in &targets {
         let target = pending.open()?;
         let topic = target
@@ -50,9 +54,11 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
             log_start_offset: args.log_start_offset,
             high_watermark: args.high_watermark,
             metadata_retention: settings.metadata,
+            remote: remote.as_ref().map(|(state, _)| state),
         };
         let config = &settings.retention;
         let report = report_partition(&target.partition, config, inputs)?;
+        let config = &config.for_local_segments();
         let warning = policy_warning(&target.partition, topic, config)?;
         if !filter.keeps(&report, warning.is_some()) {
             continue;

@@ -11,6 +11,7 @@ use crate::inspect::retention::metadata_log::MetadataCleaning;
 use crate::inspect::retention::report::{
     CleanState, CompactionView, OldSegmentFate, PartitionRetention, SegmentRow,
 };
+use crate::inspect::retention::tiered::TieredLog;
 
 fn source(s: TimestampSource) -> &'static str {
     match s {
@@ -29,9 +30,56 @@ fn fate(row: &SegmentRow, r: &PartitionRetention, config: &RetentionConfig) -> S
         None if r.metadata_log.is_some() => {
             "kept until a later snapshot lets the log start move past it".to_string()
         }
+        None if row.uploaded == Some(false) => {
+            "kept: not uploaded yet (a tiered topic's local segment goes only once it is in remote storage)".to_string()
+        }
         None if config.retention_ms < 0 || !config.delete => "kept: no time retention".to_string(),
         None => "kept: not wholly below the high watermark, or empty".to_string(),
     }
+}
+
+/// A tiered topic's local retention: what it goes by, the highest offset
+/// in remote storage, and the segments that wait for their upload.
+fn write_tiered(
+    w: &mut dyn Write,
+    t: &TieredLog,
+    r: &PartitionRetention,
+    config: &RetentionConfig,
+) -> io::Result<()> {
+    if !t.uploads {
+        return writeln!(
+            w,
+            "  tiered storage, uploads stopped (remote.log.copy.disable): local segments go by retention.ms and retention.bytes without waiting for uploads; log start offset {} ({})",
+            t.log_start_offset.0, t.log_start_offset.1
+        );
+    }
+    writeln!(
+        w,
+        "  tiered storage: local segments go by local.retention.ms {} and local.retention.bytes {} (shown above as retention.ms and retention.bytes), only once uploaded; highest offset in remote storage {} ({}); {} finished remote segments, {} bytes; log start offset over both tiers {} ({})",
+        config.retention_ms,
+        config.retention_bytes,
+        t.highest_offset_in_remote_storage,
+        t.highest_from,
+        t.remote_segments,
+        t.remote_bytes,
+        t.log_start_offset.0,
+        t.log_start_offset.1
+    )?;
+    if !t.waiting_for_upload.is_empty() {
+        let bytes: u64 = r
+            .segments
+            .iter()
+            .filter(|s| t.waiting_for_upload.contains(&s.base_offset))
+            .map(|s| s.size)
+            .sum();
+        writeln!(
+            w,
+            "  waiting for upload: local retention would delete {} segments ({bytes} bytes) now, from {}, but they are not in remote storage yet: an upload that lags or is stuck (see kseg remote) keeps them on this disk",
+            t.waiting_for_upload.len(),
+            t.waiting_for_upload[0]
+        )?;
+    }
+    Ok(())
 }
 
 /// What the cleaner does with a segment of old data, in words.
@@ -132,6 +180,9 @@ pub fn write_report(
     }
     table.write(w)?;
     writeln!(w, "{}", bottom_line(r, config))?;
+    if let Some(t) = &r.tiered {
+        write_tiered(w, t, r, config)?;
+    }
     if let Some(line) = roll_line(r, config) {
         writeln!(w, "{line}")?;
     }

@@ -22,9 +22,14 @@ const EPOCHS: [(i32, i64); 3] = [(0, 0), (1, 180), (3, 300)];
 const LOG_START: i64 = 100;
 
 /// A log dir: `__remote_log_metadata-0` of `release`, and orders-0 written
-/// to offset 450 with local segments below 400 removed. Returns the
-/// partition dir and its local log start offset.
+/// to offset 450 with the local segments before the one holding 400
+/// removed. Returns the partition dir and its local log start offset.
 fn tiered_log_dir(root: &Path, release: &str) -> (PathBuf, i64) {
+    tiered_log_dir_from(root, release, 400)
+}
+
+/// As [`tiered_log_dir`], keeping local segments from the one holding `keep`.
+fn tiered_log_dir_from(root: &Path, release: &str, keep: i64) -> (PathBuf, i64) {
     let case = unpacked(release).join("internal-remote-log-metadata");
     copy_dir(
         &case.join("__remote_log_metadata-0"),
@@ -59,7 +64,7 @@ fn tiered_log_dir(root: &Path, release: &str) -> (PathBuf, i64) {
         })
         .collect();
     bases.sort();
-    let local_start = *bases.iter().rfind(|&&b| b <= 400).unwrap();
+    let local_start = *bases.iter().rfind(|&&b| b <= keep).unwrap();
     for e in std::fs::read_dir(&dir).unwrap() {
         let path = e.unwrap().path();
         let stem: Option<i64> = path.file_stem().and_then(|s| s.to_str()?.parse().ok());
@@ -231,4 +236,105 @@ fn locate_says_where_the_remote_metadata_is_when_it_is_not_here() {
         "{}",
         stdout(&out)
     );
+}
+
+/// Local retention of a tiered topic: local.retention.ms in place of
+/// retention.ms, and only segments whose last offset is at or below the
+/// highest offset in remote storage go (orders-0's highest finished
+/// offset of its latest epoch, 3, in Kafka's cache: 399); the rest wait
+/// for their upload and are said to.
+#[test]
+fn retention_of_a_tiered_topic_deletes_only_uploaded_local_segments() {
+    for release in RELEASES {
+        let root = tempfile::tempdir().unwrap();
+        let (dir, local_start) = tiered_log_dir_from(root.path(), release, 300);
+        let view: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                unpacked(release).join("internal-remote-log-metadata/kafka-view.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let highest = view["remoteLogMetadataCache"][format!("{ORDERS_ID}:orders-0")]
+            ["highestOffsetForEpoch"]["3"]
+            .as_i64()
+            .unwrap();
+        assert!(
+            highest < 450,
+            "below the log end: the epoch's own highest offset"
+        );
+        let out = kseg([
+            "retention-report",
+            dir.to_str().unwrap(),
+            "--json",
+            "--now",
+            "2030-01-01T00:00:00Z",
+            "--config",
+            "remote.storage.enable=true",
+            "--config",
+            "local.retention.ms=3600000",
+            "--config",
+            "retention.ms=-1",
+        ]);
+        let lines = super::util::json_lines(&out);
+        let report = &lines[0]["report"];
+        let tiered = &report["tiered"];
+        assert_eq!(tiered["highestOffsetInRemoteStorage"], highest, "{release}");
+        assert_eq!(tiered["logStartOffset"][0], LOG_START);
+        assert_eq!(tiered["uploads"], true);
+        let segments = report["segments"].as_array().unwrap();
+        assert_eq!(segments[0]["baseOffset"], local_start);
+        let mut deleted = Vec::new();
+        let mut waiting = Vec::new();
+        for (i, s) in segments.iter().enumerate() {
+            let base = s["baseOffset"].as_i64().unwrap();
+            let upper = segments
+                .get(i + 1)
+                .map_or(report["logEndOffset"].as_i64().unwrap(), |n| {
+                    n["baseOffset"].as_i64().unwrap()
+                });
+            let uploaded = upper - 1 <= highest;
+            assert_eq!(s["uploaded"], uploaded, "{release} {base}");
+            if uploaded && waiting.is_empty() {
+                deleted.push(base);
+                assert_eq!(
+                    s["deletedNowBy"], "deleteRetentionMsBreachedSegments",
+                    "{release} {base}"
+                );
+            } else {
+                waiting.push(base);
+                assert!(s["deletedNowBy"].is_null(), "{release} {base}");
+            }
+        }
+        assert!(
+            deleted.len() >= 2 && !waiting.is_empty(),
+            "{deleted:?} {waiting:?}"
+        );
+        assert_eq!(
+            tiered["waitingForUpload"],
+            serde_json::json!(waiting),
+            "{release}"
+        );
+        // retention.ms=-1 keeps everything of a topic that is not tiered.
+        let plain = kseg([
+            "retention-report",
+            dir.to_str().unwrap(),
+            "--json",
+            "--now",
+            "2030-01-01T00:00:00Z",
+            "--config",
+            "local.retention.ms=3600000",
+            "--config",
+            "retention.ms=-1",
+        ]);
+        let plain = &super::util::json_lines(&plain)[0]["report"];
+        assert!(plain.get("tiered").is_none());
+        assert!(
+            plain["segments"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|s| s["deletedNowBy"].is_null() && s.get("uploaded").is_none())
+        );
+    }
 }

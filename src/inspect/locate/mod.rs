@@ -20,4 +20,6 @@ pub use segment::{
     BatchRef, IndexStep, ScanStep, TimestampAnswer, find_by_timestamp, locate_in_segment,
     next_offset, scan_next_segment, time_index_step,
 };
-pub use tiered::{RemoteFetch, RemoteVerdict, remote_fetch};
+pub use tiered::{
+    RemoteFetch, RemoteVerdict, remote_fetch, remote_partition_key, tiered_log_start,
+};

@@ -9,7 +9,7 @@
 use crate::format::checkpoint::LeaderEpochEntry;
 use crate::inspect::cluster::remote::object_key;
 use crate::inspect::cluster::remote::placement::{DEFAULT_METADATA_PARTITIONS, metadata_partition};
-use crate::inspect::cluster::remote::{RemoteLogState, RemoteSegment};
+use crate::inspect::cluster::remote::{RemoteLogState, RemotePartition, RemoteSegment};
 use crate::inspect::diverge::epoch_cache::EpochCache;
 use crate::inspect::diverge::replica::read_leader_epoch_checkpoint;
 use crate::logdir::Partition;
@@ -69,6 +69,36 @@ impl RemoteFetch {
     }
 }
 
+/// A tiered partition's log start offset (local and remote), and where
+/// it came from: `given`, else `log-start-offset-checkpoint` as it is
+/// (the broker does not raise it to the first local segment when the
+/// topic is tiered), else the first remote segment's start, else the
+/// local log start.
+pub fn tiered_log_start(
+    partition: &Partition,
+    given: Option<i64>,
+    remote: Option<&RemotePartition>,
+    local_log_start: i64,
+) -> SourcedOffset {
+    let checkpointed = partition.checkpointed_offset("log-start-offset-checkpoint");
+    match (given, checkpointed) {
+        (Some(o), _) => (o, "given on the command line".to_string()),
+        (None, Ok(Some(o))) => (o, "log-start-offset-checkpoint".to_string()),
+        _ => match remote.and_then(|p| p.segments.values().map(|s| s.start_offset).min()) {
+            Some(o) => (o, "the first remote segment's start offset".to_string()),
+            None => (local_log_start, "the local log start offset".to_string()),
+        },
+    }
+}
+
+/// The partition's key in `__remote_log_metadata` (`topicId:topic-partition`),
+/// from its directory name and `partition.metadata`.
+pub fn remote_partition_key(partition: &Partition) -> Option<String> {
+    let (topic, number) = partition.topic_partition.as_ref()?;
+    let id = topic_id(&partition.dir).ok()?;
+    Some(format!("{id}:{topic}-{number}"))
+}
+
 /// The remote lookup of `target` in `partition`, whose local log starts at
 /// `local_log_start`, against `remote` (replayed from the metadata
 /// partitions numbered `metadata_partitions`); `given` is the log start
@@ -85,15 +115,7 @@ pub fn remote_fetch(
     let id = topic_id(&partition.dir).ok()?;
     let partition_key = format!("{id}:{topic}-{number}");
     let state = remote.partitions.get(&partition_key);
-    let checkpointed = partition.checkpointed_offset("log-start-offset-checkpoint");
-    let log_start_offset = match (given, checkpointed) {
-        (Some(o), _) => (o, "given on the command line".to_string()),
-        (None, Ok(Some(o))) => (o, "log-start-offset-checkpoint".to_string()),
-        _ => match state.and_then(|p| p.segments.values().map(|s| s.start_offset).min()) {
-            Some(o) => (o, "the first remote segment's start offset".to_string()),
-            None => (local_log_start, "the local log start offset".to_string()),
-        },
-    };
+    let log_start_offset = tiered_log_start(partition, given, state, local_log_start);
     let mut fetch = RemoteFetch {
         partition_key,
         log_start_offset,

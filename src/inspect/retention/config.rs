@@ -36,6 +36,14 @@ pub struct RetentionConfig {
     pub retention_check_interval_ms: i64,
     /// `file.delete.delay.ms` (broker `log.segment.delete.delay.ms`).
     pub file_delete_delay_ms: i64,
+    /// `remote.storage.enable`: the topic is tiered.
+    pub remote_storage_enable: bool,
+    /// `remote.log.copy.disable`: a tiered topic whose uploads are stopped.
+    pub remote_log_copy_disable: bool,
+    /// `local.retention.ms` (-2: retention.ms).
+    pub local_retention_ms: i64,
+    /// `local.retention.bytes` (-2: retention.bytes).
+    pub local_retention_bytes: i64,
 }
 
 impl RetentionConfig {
@@ -57,6 +65,39 @@ impl RetentionConfig {
         "segment.ms",
     ];
 
+    /// The topic configs of tiered storage retention reads (shown for a
+    /// tiered topic only).
+    pub const TIERED_SETTINGS: &'static [&'static str] = &[
+        "local.retention.bytes",
+        "local.retention.ms",
+        "remote.log.copy.disable",
+        "remote.storage.enable",
+    ];
+
+    /// Whether Kafka uploads this topic's segments
+    /// (`remoteLogEnabledAndRemoteCopyEnabled`): local retention then
+    /// applies, and only to uploaded segments.
+    pub fn uploads(&self) -> bool {
+        self.remote_storage_enable && !self.remote_log_copy_disable
+    }
+
+    /// The settings local segments are deleted by: for a topic that
+    /// uploads, `local.retention.ms` and `local.retention.bytes` in place
+    /// of retention.ms and retention.bytes (-2 meaning those), as
+    /// `UnifiedLog.localRetentionMs` and `localRetentionSize` take them.
+    pub fn for_local_segments(&self) -> Self {
+        let mut local = self.clone();
+        if self.uploads() {
+            if self.local_retention_ms != -2 {
+                local.retention_ms = self.local_retention_ms;
+            }
+            if self.local_retention_bytes != -2 {
+                local.retention_bytes = self.local_retention_bytes;
+            }
+        }
+        local
+    }
+
     /// Kafka's defaults for major version `major` (3 or 4).
     pub fn defaults(major: u8) -> Self {
         Self {
@@ -75,6 +116,10 @@ impl RetentionConfig {
             timestamp_after_max_ms: if major >= 4 { 3_600_000 } else { i64::MAX },
             retention_check_interval_ms: 300_000,
             file_delete_delay_ms: 60_000,
+            remote_storage_enable: false,
+            remote_log_copy_disable: false,
+            local_retention_ms: -2,
+            local_retention_bytes: -2,
         }
     }
 
@@ -121,6 +166,12 @@ impl RetentionConfig {
                         .parse()
                         .map_err(|_| format!("{name}: {value:?} is not a number"))?
                 }
+                "local.retention.ms" | "log.local.retention.ms" => self.local_retention_ms = int()?,
+                "local.retention.bytes" | "log.local.retention.bytes" => {
+                    self.local_retention_bytes = int()?
+                }
+                "remote.storage.enable" => self.remote_storage_enable = boolean(name, value)?,
+                "remote.log.copy.disable" => self.remote_log_copy_disable = boolean(name, value)?,
                 "cleanup.policy" | "log.cleanup.policy" => {
                     let policies: Vec<&str> = value.split(',').map(str::trim).collect();
                     self.delete = policies.contains(&"delete");
@@ -130,6 +181,15 @@ impl RetentionConfig {
             }
         }
         Ok(())
+    }
+}
+
+/// A boolean setting as Kafka's config parser takes it (case does not matter).
+fn boolean(name: &str, value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!("{name}: {value:?} is not true or false")),
     }
 }
 

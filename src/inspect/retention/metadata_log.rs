@@ -321,6 +321,7 @@ mod tests {
             log_end_offset: 300,
             high_watermark: 300,
             now,
+            upload_bound: None,
         }
     }
 

@@ -9,3 +9,4 @@ pub mod metadata_log;
 pub mod report;
 pub mod rules;
 pub mod settings;
+pub mod tiered;

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::format::SummaryIter;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
+use crate::inspect::cluster::remote::RemoteLogState;
 use crate::inspect::index::entry_count::EntryCount;
 use crate::inspect::locate::segment_time::{
     TimestampSource, batches_max_timestamp, first_batch_timestamp, largest_timestamp,
@@ -19,6 +20,7 @@ use crate::inspect::retention::metadata_log::{
 use crate::inspect::retention::rules::{
     DeletionPass, LogState, SegmentFacts, delete_old_segments, eligible_at,
 };
+use crate::inspect::retention::tiered::{TieredLog, tiered_log};
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
 /// One segment's row.
@@ -46,6 +48,9 @@ pub struct SegmentRow {
     pub eligible_at: Option<i64>,
     /// The rule that deletes it in a pass at `now`, if one does.
     pub deleted_now_by: Option<&'static str>,
+    /// For a tiered topic: whether its last offset is in remote storage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uploaded: Option<bool>,
 }
 
 /// When the active segment rolls.
@@ -145,11 +150,14 @@ pub struct PartitionRetention {
     /// For the metadata log: what `KafkaMetadataLog.maybeClean` deletes now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata_log: Option<MetadataCleaning>,
+    /// For a tiered topic: what local retention goes by.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiered: Option<TieredLog>,
 }
 
 /// Overrides and the clock.
 #[derive(Debug, Clone, Copy)]
-pub struct ReportInputs {
+pub struct ReportInputs<'a> {
     /// `now` in epoch ms.
     pub now: i64,
     /// Log start offset override.
@@ -159,6 +167,8 @@ pub struct ReportInputs {
     /// For `__cluster_metadata`: its own deletion limits, which replace
     /// retention.ms and retention.bytes.
     pub metadata_retention: Option<MetadataRetention>,
+    /// Tiered storage's `__remote_log_metadata` replayed, when found.
+    pub remote: Option<&'a RemoteLogState>,
 }
 
 /// What reading a partition's segments gives: a row per segment, in order.
@@ -228,6 +238,7 @@ fn scan_segments(
             active,
             eligible_at: None,
             deleted_now_by: None,
+            uploaded: None,
         });
     }
     Ok(scan)
@@ -293,6 +304,7 @@ pub fn report_partition(
     config: &RetentionConfig,
     inputs: ReportInputs,
 ) -> Result<PartitionRetention, LogDirError> {
+    let local_config = config.for_local_segments();
     let SegmentScan {
         mut rows,
         log_end_offset,
@@ -301,13 +313,23 @@ pub fn report_partition(
     } = scan_segments(partition, config)?;
     let log_start_offset = log_start_offset(partition, inputs.log_start_offset)?;
     let high_watermark = high_watermark(partition, inputs.high_watermark, log_end_offset)?;
+    let mut tiered = tiered_log(
+        partition,
+        config,
+        inputs.remote,
+        (log_start_offset.0, inputs.log_start_offset, log_end_offset),
+    );
     let state = LogState {
         log_start_offset: log_start_offset.0,
         log_end_offset,
         high_watermark: high_watermark.0,
         now: inputs.now,
+        upload_bound: tiered.as_ref().and_then(TieredLog::upload_bound),
     };
-    let pass_now = judge_rows(&mut rows, state, config);
+    let pass_now = judge_rows(&mut rows, state, &local_config);
+    if let Some(t) = tiered.as_mut() {
+        mark_uploads(&mut rows, t, state, &local_config);
+    }
     let metadata_log = inputs
         .metadata_retention
         .map(|limits| metadata_cleaning(partition, &mut rows, state, limits))
@@ -334,7 +356,40 @@ pub fn report_partition(
         compaction,
         warnings,
         metadata_log,
+        tiered,
     })
+}
+
+/// Notes on each row whether it is uploaded, and on `tiered` the segments
+/// a pass now would delete were they uploaded.
+fn mark_uploads(
+    rows: &mut [SegmentRow],
+    tiered: &mut TieredLog,
+    state: LogState,
+    config: &RetentionConfig,
+) {
+    let Some(bound) = state.upload_bound else {
+        return;
+    };
+    let bases: Vec<i64> = rows.iter().map(|r| r.base_offset).collect();
+    for (i, row) in rows.iter_mut().enumerate() {
+        let upper = bases.get(i + 1).copied().unwrap_or(state.log_end_offset);
+        row.uploaded = Some(upper > 0 && upper - 1 <= bound.highest_offset_in_remote_storage);
+    }
+    let unbound = LogState {
+        upload_bound: None,
+        ..state
+    };
+    let without = delete_old_segments(&segment_facts(rows), unbound, config);
+    tiered.waiting_for_upload = without
+        .steps
+        .iter()
+        .flat_map(|s| s.deleted.iter().copied())
+        .filter(|b| {
+            rows.iter()
+                .any(|r| r.base_offset == *b && r.deleted_now_by.is_none())
+        })
+        .collect();
 }
 
 /// Runs `maybeClean` on the metadata log and notes on each row the rule

@@ -60,6 +60,29 @@ pub struct LogState {
     pub high_watermark: i64,
     /// The clock, epoch ms.
     pub now: i64,
+    /// For a tiered topic that uploads: what a local segment must be
+    /// below to be deleted.
+    pub upload_bound: Option<UploadBound>,
+}
+
+/// A tiered log's bound on local deletion (`isSegmentEligibleForDeletion`):
+/// a local segment goes only once its last offset is in remote storage,
+/// or once the log start offset has passed it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadBound {
+    /// The log start offset (below it nothing is served, in either tier).
+    pub log_start_offset: i64,
+    /// The highest offset in remote storage (-1: none known).
+    pub highest_offset_in_remote_storage: i64,
+}
+
+impl UploadBound {
+    /// Whether the segment ending before `upper`, followed by `next`, may go.
+    pub fn allows(&self, next: Option<&SegmentFacts>, upper: i64) -> bool {
+        (upper > 0 && upper - 1 <= self.highest_offset_in_remote_storage)
+            || next.is_some_and(|n| self.log_start_offset >= n.base_offset)
+    }
 }
 
 /// Runs one `deleteOldSegments()` pass at `state.now`.
@@ -167,7 +190,8 @@ fn run_rule(
         let next = live.get(i + 1);
         let upper = next.map_or(state.log_end_offset, |n| n.base_offset);
         let last_and_empty = next.is_none() && s.size == 0;
-        if !(state.high_watermark >= upper && !last_and_empty && predicate(s, next)) {
+        let uploaded = state.upload_bound.is_none_or(|b| b.allows(next, upper));
+        if !(state.high_watermark >= upper && !last_and_empty && predicate(s, next) && uploaded) {
             break;
         }
         count += 1;
@@ -214,7 +238,11 @@ pub fn eligible_at(
         let upper = segments
             .get(i + 1)
             .map_or(state.log_end_offset, |n| n.base_offset);
-        blocked |= state.high_watermark < upper || (i + 1 == segments.len() && s.size == 0);
+        blocked |= state.high_watermark < upper
+            || (i + 1 == segments.len() && s.size == 0)
+            || state
+                .upload_bound
+                .is_some_and(|b| !b.allows(segments.get(i + 1), upper));
         if blocked {
             out.push(None);
             continue;
@@ -247,6 +275,7 @@ mod tests {
             log_end_offset: 30,
             high_watermark: 30,
             now,
+            upload_bound: None,
         }
     }
 

@@ -112,11 +112,13 @@ impl TopicSettings {
     /// The names a report shows: the retention settings, the broker's
     /// check interval and, for the metadata log, its own limits.
     pub fn shown(&self) -> Vec<&str> {
+        let tiered = self.retention.remote_storage_enable;
         self.configs
             .keys()
             .map(String::as_str)
             .filter(|n| {
                 RetentionConfig::TOPIC_SETTINGS.contains(n)
+                    || (tiered && RetentionConfig::TIERED_SETTINGS.contains(n))
                     || METADATA_LIMITS.contains(n)
                     || *n == CHECK_INTERVAL
             })
@@ -181,7 +183,10 @@ pub fn settings_for(
     let mut retention = RetentionConfig::defaults(ctx.kafka_major);
     let topic_values: BTreeMap<String, String> = configs
         .iter()
-        .filter(|(n, _)| RetentionConfig::TOPIC_SETTINGS.contains(&n.as_str()))
+        .filter(|(n, _)| {
+            RetentionConfig::TOPIC_SETTINGS.contains(&n.as_str())
+                || RetentionConfig::TIERED_SETTINGS.contains(&n.as_str())
+        })
         .map(|(n, r)| (n.clone(), r.value.clone()))
         .collect();
     retention.apply(&topic_values)?;

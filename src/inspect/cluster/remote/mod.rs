@@ -16,6 +16,7 @@
 //! removes the partition (`RemotePartitionMetadataStore.handleRemotePartitionDeleteMetadata`).
 
 pub mod epoch_index;
+pub mod highest;
 pub mod load;
 pub mod object_key;
 pub mod placement;
