@@ -65,6 +65,12 @@ fn write_tiered(
         t.log_start_offset.0,
         t.log_start_offset.1
     )?;
+    for (first, last) in &t.in_neither_tier {
+        writeln!(
+            w,
+            "  offsets {first}..{last} are in neither tier (above the log start offset, below the local log start, in no finished remote segment): a fetch of them gets OFFSET_OUT_OF_RANGE"
+        )?;
+    }
     if !t.waiting_for_upload.is_empty() {
         let bytes: u64 = r
             .segments

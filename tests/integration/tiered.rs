@@ -282,6 +282,12 @@ fn retention_of_a_tiered_topic_deletes_only_uploaded_local_segments() {
         assert_eq!(tiered["highestOffsetInRemoteStorage"], highest, "{release}");
         assert_eq!(tiered["logStartOffset"][0], LOG_START);
         assert_eq!(tiered["uploads"], true);
+        // [100, 249]'s delete started; [250, 399] is the one finished segment.
+        assert_eq!(
+            tiered["inNeitherTier"],
+            serde_json::json!([[100, 249]]),
+            "{release}"
+        );
         let segments = report["segments"].as_array().unwrap();
         assert_eq!(segments[0]["baseOffset"], local_start);
         let mut deleted = Vec::new();
