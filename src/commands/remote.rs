@@ -6,7 +6,11 @@ use std::path::{Path, PathBuf};
 
 use kseg::inspect::cluster::remote::RemoteLogState;
 use kseg::inspect::cluster::remote::load::load_remote_partition;
+use kseg::inspect::locate::{
+    in_neither_tier, log_start_offset, remote_partition_key, tiered_log_start,
+};
 use kseg::logdir::Partition;
+use kseg::logdir::target::resolve;
 use kseg::render::remote::write_remote;
 use kseg::schema::InternalTopic;
 
@@ -72,6 +76,69 @@ fn metadata_dirs_in(log_dir: &Path) -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
+}
+
+/// `verify`'s tiered storage check: for every partition under `paths`
+/// that `__remote_log_metadata` in its log dir names, the offsets in
+/// neither tier (above the log start offset, below the local log start,
+/// in no finished remote segment), printed as findings; returns whether
+/// there were any.
+pub fn verify_tiers(paths: &[PathBuf], json: bool) -> anyhow::Result<bool> {
+    let mut out = std::io::stdout().lock();
+    let mut found = false;
+    let mut dirs: Vec<(PathBuf, Partition)> = Vec::new();
+    for path in paths {
+        // Only where a log dir at or above the path holds metadata.
+        if path
+            .ancestors()
+            .take(3)
+            .all(|d| metadata_dirs_in(d).is_empty())
+        {
+            continue;
+        }
+        for target in resolve(path)? {
+            dirs.push((target.log_dir(), target.partition));
+        }
+    }
+    let mut loaded: Option<(PathBuf, Option<RemoteLogState>)> = None;
+    for (log_dir, partition) in dirs {
+        if InternalTopic::of_partition_dir(&partition.name()).is_some()
+            || partition.segments.is_empty()
+        {
+            continue;
+        }
+        if loaded.as_ref().is_none_or(|(d, _)| *d != log_dir) {
+            let state = remote_metadata(&[], &log_dir)?.map(|(s, _)| s);
+            loaded = Some((log_dir.clone(), state));
+        }
+        let Some((_, Some(state))) = &loaded else {
+            continue;
+        };
+        let Some(key) = remote_partition_key(&partition) else {
+            continue;
+        };
+        let Some(remote) = state.partitions.get(&key) else {
+            continue;
+        };
+        let (local_start, _) = log_start_offset(&partition, None)?;
+        let (log_start, from) = tiered_log_start(&partition, None, Some(remote), local_start);
+        for (first, last) in in_neither_tier(remote, log_start, local_start) {
+            found = true;
+            if json {
+                let v = serde_json::json!({"type": "inNeitherTier", "dir": partition.dir.display().to_string(),
+                    "partition": key, "firstOffset": first, "lastOffset": last,
+                    "logStartOffset": log_start, "logStartOffsetSource": from, "localLogStartOffset": local_start});
+                writeln!(out, "{v}")?;
+            } else {
+                writeln!(
+                    out,
+                    "{}: offsets {first}..{last} are in neither tier: above the log start offset {log_start} ({from}), below the local log start offset {local_start}, in no finished remote segment of {key}: a fetch of them gets OFFSET_OUT_OF_RANGE",
+                    partition.dir.display()
+                )?;
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// Runs `kseg remote`.

@@ -243,7 +243,8 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
     let strays =
         super::metadata::verify_strays(&args.target.paths, args.target.json, metadata.as_ref())?;
     let node = node_files(&args.target.paths, args.target.json, metadata.as_ref())?;
-    Ok(if clean && !strays && !node {
+    let tiers = super::remote::verify_tiers(&args.target.paths, args.target.json)?;
+    Ok(if clean && !strays && !node && !tiers {
         ExitCode::Ok
     } else {
         ExitCode::Findings

@@ -344,3 +344,44 @@ fn retention_of_a_tiered_topic_deletes_only_uploaded_local_segments() {
         );
     }
 }
+
+/// `verify` of a tiered log dir names the offsets in neither tier: orders-0's
+/// [100, 249] had its delete started, so from the log start offset 100 to
+/// the one finished segment at 250 nothing serves them.
+#[test]
+fn verify_names_the_offsets_in_neither_tier() {
+    let root = tempfile::tempdir().unwrap();
+    let (dir, local_start) = tiered_log_dir(root.path(), "4.2");
+    let out = kseg(["verify", root.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let want = format!(
+        "{}: offsets 100..249 are in neither tier: above the log start offset 100 (log-start-offset-checkpoint), below the local log start offset {local_start}, in no finished remote segment of {ORDERS_ID}:orders-0: a fetch of them gets OFFSET_OUT_OF_RANGE",
+        dir.display()
+    );
+    assert!(stdout(&out).lines().any(|l| l == want), "{}", stdout(&out));
+    let json = kseg(["verify", "--json", dir.to_str().unwrap()]);
+    let gaps: Vec<Value> = super::util::json_lines(&json)
+        .into_iter()
+        .filter(|l| l["type"] == "inNeitherTier")
+        .collect();
+    assert_eq!(gaps.len(), 1);
+    assert_eq!(
+        (
+            gaps[0]["firstOffset"].as_i64(),
+            gaps[0]["lastOffset"].as_i64()
+        ),
+        (Some(100), Some(249))
+    );
+    // Once the log start offset is past the gap, nothing is missing.
+    std::fs::write(
+        root.path().join("log-start-offset-checkpoint"),
+        "0\n1\norders 0 250\n",
+    )
+    .unwrap();
+    let clean = kseg(["verify", dir.to_str().unwrap()]);
+    assert!(
+        !stdout(&clean).contains("neither tier"),
+        "{}",
+        stdout(&clean)
+    );
+}

@@ -9,7 +9,9 @@
 use crate::format::checkpoint::LeaderEpochEntry;
 use crate::inspect::cluster::remote::object_key;
 use crate::inspect::cluster::remote::placement::{DEFAULT_METADATA_PARTITIONS, metadata_partition};
-use crate::inspect::cluster::remote::{RemoteLogState, RemotePartition, RemoteSegment};
+use crate::inspect::cluster::remote::{
+    RemoteLogState, RemotePartition, RemoteSegment, SegmentState,
+};
 use crate::inspect::diverge::epoch_cache::EpochCache;
 use crate::inspect::diverge::replica::read_leader_epoch_checkpoint;
 use crate::logdir::Partition;
@@ -89,6 +91,38 @@ pub fn tiered_log_start(
             None => (local_log_start, "the local log start offset".to_string()),
         },
     }
+}
+
+/// The ranges from `log_start` to before `local_log_start` that no
+/// finished segment of `remote` holds (first, last): in neither tier, a
+/// fetch of them gets OFFSET_OUT_OF_RANGE.
+pub fn in_neither_tier(
+    remote: &RemotePartition,
+    log_start: i64,
+    local_log_start: i64,
+) -> Vec<(i64, i64)> {
+    let mut held: Vec<(i64, i64)> = remote
+        .segments
+        .values()
+        .filter(|s| s.state == SegmentState::CopyFinished)
+        .map(|s| (s.start_offset, s.end_offset))
+        .collect();
+    held.sort();
+    let mut gaps = Vec::new();
+    let mut next = log_start;
+    for (start, end) in held {
+        if next >= local_log_start {
+            break;
+        }
+        if start > next {
+            gaps.push((next, (start - 1).min(local_log_start - 1)));
+        }
+        next = next.max(end + 1);
+    }
+    if next < local_log_start {
+        gaps.push((next, local_log_start - 1));
+    }
+    gaps
 }
 
 /// The partition's key in `__remote_log_metadata` (`topicId:topic-partition`),
@@ -180,4 +214,50 @@ pub fn remote_fetch(
         ),
     };
     Some(fetch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn finished(ranges: &[(i64, i64)]) -> RemotePartition {
+        let mut p = RemotePartition::default();
+        for (i, &(start, end)) in ranges.iter().enumerate() {
+            p.segments.insert(
+                i.to_string(),
+                RemoteSegment {
+                    id: i.to_string(),
+                    start_offset: start,
+                    end_offset: end,
+                    max_timestamp_ms: 0,
+                    broker_id: 0,
+                    event_timestamp_ms: 0,
+                    size_in_bytes: 0,
+                    leader_epochs: BTreeMap::new(),
+                    custom_metadata: None,
+                    state: SegmentState::CopyFinished,
+                    since_offset: 0,
+                },
+            );
+        }
+        p
+    }
+
+    #[test]
+    fn gaps_between_the_log_start_and_the_local_log_start_are_found() {
+        assert_eq!(
+            in_neither_tier(&finished(&[(250, 399)]), 100, 384),
+            [(100, 249)]
+        );
+        assert_eq!(
+            in_neither_tier(&finished(&[(100, 199), (0, 49)]), 0, 300),
+            [(50, 99), (200, 299)]
+        );
+        assert_eq!(in_neither_tier(&finished(&[(0, 120)]), 0, 100), []);
+        assert_eq!(in_neither_tier(&finished(&[]), 384, 384), []);
+        let mut deleting = finished(&[(0, 99)]);
+        deleting.segments.get_mut("0").unwrap().state = SegmentState::DeleteStarted;
+        assert_eq!(in_neither_tier(&deleting, 0, 100), [(0, 99)]);
+    }
 }

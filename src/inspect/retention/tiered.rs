@@ -13,7 +13,9 @@ use crate::inspect::cluster::remote::SegmentState;
 use crate::inspect::cluster::remote::highest::highest_offset_in_remote_storage;
 use crate::inspect::diverge::epoch_cache::EpochCache;
 use crate::inspect::diverge::replica::read_leader_epoch_checkpoint;
-use crate::inspect::locate::{SourcedOffset, remote_partition_key, tiered_log_start};
+use crate::inspect::locate::{
+    SourcedOffset, in_neither_tier, remote_partition_key, tiered_log_start,
+};
 use crate::inspect::retention::config::RetentionConfig;
 use crate::inspect::retention::rules::UploadBound;
 use crate::logdir::Partition;
@@ -105,13 +107,11 @@ pub fn tiered_log(
         }
     };
     let log_start_offset = tiered_log_start(partition, given, state, local_log_start);
-    let held: Vec<(i64, i64)> = finished
-        .iter()
-        .map(|s| (s.start_offset, s.end_offset))
-        .collect();
     Some(TieredLog {
         uploads: config.uploads(),
-        in_neither_tier: uncovered(log_start_offset.0, local_log_start, held),
+        in_neither_tier: state.map_or_else(Vec::new, |p| {
+            in_neither_tier(p, log_start_offset.0, local_log_start)
+        }),
         log_start_offset,
         partition_key: key,
         highest_offset_in_remote_storage: highest,
@@ -120,40 +120,4 @@ pub fn tiered_log(
         remote_bytes: finished.iter().map(|s| s.size_in_bytes).sum(),
         waiting_for_upload: Vec::new(),
     })
-}
-
-/// The ranges of `[from, to)` none of `held` (first, last offsets) covers.
-fn uncovered(from: i64, to: i64, mut held: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    held.sort();
-    let mut gaps = Vec::new();
-    let mut next = from;
-    for (start, end) in held {
-        if next >= to {
-            break;
-        }
-        if start > next {
-            gaps.push((next, (start - 1).min(to - 1)));
-        }
-        next = next.max(end + 1);
-    }
-    if next < to {
-        gaps.push((next, to - 1));
-    }
-    gaps
-}
-
-#[cfg(test)]
-mod tests {
-    use super::uncovered;
-
-    #[test]
-    fn gaps_between_the_log_start_and_the_local_log_start_are_found() {
-        assert_eq!(uncovered(100, 384, vec![(250, 399)]), [(100, 249)]);
-        assert_eq!(
-            uncovered(0, 300, vec![(100, 199), (0, 49)]),
-            [(50, 99), (200, 299)]
-        );
-        assert_eq!(uncovered(0, 100, vec![(0, 120)]), []);
-        assert_eq!(uncovered(384, 384, vec![]), []);
-    }
 }
