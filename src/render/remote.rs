@@ -31,8 +31,9 @@ fn stuck_reason(s: &RemoteSegment) -> &'static str {
     }
 }
 
-fn segment_json(s: &RemoteSegment) -> Value {
+fn segment_json(p: &RemotePartition, s: &RemoteSegment) -> Value {
     json!({
+        "replaced": p.is_replaced(s),
         "id": s.id, "startOffset": s.start_offset, "endOffset": s.end_offset,
         "leaderEpochs": s.leader_epochs.iter().map(|(e, o)| json!({"epoch": e, "startOffset": o})).collect::<Vec<_>>(),
         "sizeInBytes": s.size_in_bytes, "brokerId": s.broker_id,
@@ -48,7 +49,7 @@ pub fn partition_json(key: &str, p: &RemotePartition) -> Value {
         "highestOffsetForEpoch": p.highest_offset_for_epoch.iter()
             .map(|(e, o)| (e.to_string(), json!(o)))
             .collect::<serde_json::Map<_, _>>(),
-        "segments": p.segments.values().map(segment_json).collect::<Vec<_>>(),
+        "segments": p.segments.values().map(|s| segment_json(p, s)).collect::<Vec<_>>(),
     })
 }
 
@@ -102,6 +103,8 @@ pub fn write_partition_text(w: &mut dyn Write, key: &str, p: &RemotePartition) -
             utc(s.event_timestamp_ms),
             if is_stuck(s) {
                 format!(": STUCK, {}", stuck_reason(s))
+            } else if p.is_replaced(s) {
+                ": REPLACED, a longer upload covers every epoch of it: no fetch reads it, and its objects take space until remote retention removes them".to_string()
             } else {
                 String::new()
             }

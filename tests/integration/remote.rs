@@ -207,7 +207,8 @@ fn transitions_kafka_rejects_are_dropped_and_said() {
 #[test]
 fn the_remote_command_lists_each_partitions_segments_and_the_stuck_ones() {
     for release in RELEASES {
-        let (state, _) = replay(release);
+        let (state, cache) = replay(release);
+        let mut replaced_ids = Vec::new();
         let dir = unpacked(release).join("internal-remote-log-metadata");
         let out = kseg(["remote", "--json", dir.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(1), "{release}");
@@ -223,6 +224,16 @@ fn the_remote_command_lists_each_partitions_segments_and_the_stuck_ones() {
                 assert_eq!(s["startOffset"], expected.start_offset);
                 assert_eq!(s["endOffset"], expected.end_offset);
                 assert_eq!(s["state"], expected.state.name());
+                // Replaced: finished, yet no lookup of Kafka's cache names it.
+                let named = cache[key.as_str()]["remoteLogSegmentMetadata"]
+                    .as_object()
+                    .unwrap()
+                    .values()
+                    .flat_map(|runs| runs.as_array().unwrap())
+                    .any(|r| r[2] == id.as_str());
+                let replaced = expected.state.name() == "COPY_SEGMENT_FINISHED" && !named;
+                assert_eq!(s["replaced"], replaced, "{release} {id}");
+                replaced_ids.extend(replaced.then(|| id.clone()));
                 if s["stuck"] == true {
                     stuck.push(s["state"].as_str().unwrap().to_string());
                 }
@@ -234,8 +245,13 @@ fn the_remote_command_lists_each_partitions_segments_and_the_stuck_ones() {
             ["COPY_SEGMENT_STARTED", "DELETE_SEGMENT_STARTED"],
             "{release}"
         );
+        assert_eq!(replaced_ids, ["AAAAAAAAQACAAAAAAAAACA"], "{release}");
         let text = kseg(["remote", dir.to_str().unwrap()]);
         assert_eq!(super::util::stdout(&text).matches(": STUCK, ").count(), 2);
+        assert_eq!(
+            super::util::stdout(&text).matches(": REPLACED, ").count(),
+            1
+        );
         let clicks = kseg([
             "remote",
             "--json",

@@ -54,4 +54,10 @@ impl EpochIndex {
             .into_iter()
             .flat_map(|m| m.iter().map(|(s, id)| (*s, id.as_str())))
     }
+
+    /// Whether any epoch maps offsets to segment `id`: a finished segment
+    /// no epoch maps is never read (a longer upload replaced it).
+    pub fn references(&self, id: &str) -> bool {
+        self.epochs.values().any(|m| m.values().any(|s| s == id))
+    }
 }

@@ -119,6 +119,13 @@ pub struct RemotePartition {
 }
 
 impl RemotePartition {
+    /// Whether `segment` is finished but no epoch maps an offset to it: a
+    /// longer upload replaced it, no fetch reads it, and its objects take
+    /// space until remote retention removes them.
+    pub fn is_replaced(&self, segment: &RemoteSegment) -> bool {
+        segment.state == SegmentState::CopyFinished && !self.epoch_index.references(&segment.id)
+    }
+
     /// The segment a fetch of `offset` in leader epoch `epoch` reads, as
     /// `RemoteLogMetadataCache.remoteLogSegmentMetadata` answers: the
     /// finished segment whose part of the epoch starts nearest at or below
