@@ -10,6 +10,7 @@ use super::decode::{DecodeError, emit_message};
 use super::emit::{Emitter, TextEmitter, ValueEmitter};
 use super::registry::{Registry, key_version, registry};
 use super::spec::MessageSpec;
+use super::tree::Tree;
 use crate::format::cursor::Cursor;
 
 /// A Kafka internal topic with a decoder.
@@ -285,6 +286,32 @@ fn framed_record<E: Emitter>(
     value: &[u8],
     e: &mut E,
 ) -> Result<E::Piece, DecodeError> {
+    let framed = framed_parts(registry, folder, value, e)?;
+    let name = e.string(framed.type_name);
+    let version = e.int(i64::from(framed.version));
+    Ok(e.object([("type", name), ("version", version), ("data", framed.data)]))
+}
+
+/// A framed metadata record's parts: its record type and version, and its
+/// data decoded into an emitter.
+pub struct Framed<'r, P> {
+    /// The record type (the schema's `apiKey`).
+    pub api_key: i16,
+    /// Its name, as Kafka's `MetadataRecordType` has it (`TOPIC_RECORD`).
+    pub type_name: &'r str,
+    /// The record's version.
+    pub version: i16,
+    /// The record's fields.
+    pub data: P,
+}
+
+/// Reads a framed metadata record of `folder` (see [`framed_record`]).
+pub fn framed_parts<'r, E: Emitter>(
+    registry: &'r Registry,
+    folder: &str,
+    value: &[u8],
+    e: &mut E,
+) -> Result<Framed<'r, E::Piece>, DecodeError> {
     let mut c = Cursor::new(value, 0);
     let frame = c.read_uvarint()?;
     if frame != 1 {
@@ -299,8 +326,8 @@ fn framed_record<E: Emitter>(
     };
     let api_key = short(c.read_uvarint()?, "record type")?;
     let version = short(c.read_uvarint()?, "version")?;
-    let spec = registry
-        .by_api_key(folder, api_key)
+    let (spec, type_name) = registry
+        .record_type(folder, api_key)
         .ok_or_else(|| DecodeError::new(at, format!("unknown record type {api_key}")))?;
     let data = emit_message(spec, version, &mut c, e)?;
     if c.remaining() > 0 {
@@ -309,9 +336,12 @@ fn framed_record<E: Emitter>(
             format!("{} bytes after the {} record", c.remaining(), spec.name),
         ));
     }
-    let name = e.string(&record_type_name(&spec.name));
-    let version = e.int(i64::from(version));
-    Ok(e.object([("type", name), ("version", version), ("data", data)]))
+    Ok(Framed {
+        api_key,
+        type_name,
+        version,
+        data,
+    })
 }
 
 fn metadata_record<E: Emitter>(
@@ -356,6 +386,18 @@ pub fn decode_record_text(
         key: d.key.map(text),
         value: d.value.map(text),
     }
+}
+
+/// [`decode_record`] into `tree` (emptied first): the decoded key and
+/// value are positions there ([`Tree::node`]).
+pub fn decode_record_tree(
+    topic: InternalTopic,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    tree: &mut Tree,
+) -> DecodedRecord<u32> {
+    tree.clear();
+    emit_record(topic, key, value, tree)
 }
 
 fn emit_record<E: Emitter>(
