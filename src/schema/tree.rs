@@ -28,11 +28,37 @@ enum Slot {
     Object(u32, u32),
 }
 
-/// An object member: its name (a range of the text buffer) and value.
+/// An object member: its name's length and first eight bytes (which tell
+/// most names apart, and are the whole of most), the rest of the name (a
+/// range of the name buffer) and its value.
 #[derive(Debug, Clone, Copy)]
 struct Member {
-    name: (u32, u32),
+    key: NameKey,
+    rest: (u32, u32),
     value: u32,
+}
+
+/// A name's first eight bytes and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NameKey(u64, usize);
+
+/// How many bytes of a name its [`NameKey`] holds.
+const KEY_BYTES: usize = 8;
+
+impl NameKey {
+    fn of(name: &str) -> Self {
+        let mut first = [0u8; KEY_BYTES];
+        let n = name.len().min(KEY_BYTES);
+        if let (Some(to), Some(from)) = (first.get_mut(..n), name.as_bytes().get(..n)) {
+            to.copy_from_slice(from);
+        }
+        Self(u64::from_le_bytes(first), name.len())
+    }
+
+    /// The name's bytes past the key's.
+    fn rest(name: &str) -> &[u8] {
+        name.as_bytes().get(KEY_BYTES..).unwrap_or_default()
+    }
 }
 
 /// The arena one record (or a few) is decoded into; a piece is the
@@ -43,6 +69,7 @@ pub struct Tree {
     elements: Vec<u32>,
     members: Vec<Member>,
     text: String,
+    names: Vec<u8>,
 }
 
 /// Positions in the arena's buffers are 32-bit: a record is far smaller.
@@ -57,6 +84,7 @@ impl Tree {
         self.elements.clear();
         self.members.clear();
         self.text.clear();
+        self.names.clear();
     }
 
     /// The value at `piece`.
@@ -92,6 +120,25 @@ impl Tree {
         self.text
             .get(start as usize..end as usize)
             .unwrap_or_default()
+    }
+
+    fn rest(&self, m: &Member) -> &[u8] {
+        let (start, end) = m.rest;
+        self.names
+            .get(start as usize..end as usize)
+            .unwrap_or_default()
+    }
+
+    /// A member's whole name.
+    fn name(&self, m: &Member) -> String {
+        let first = m.key.0.to_le_bytes();
+        let mut bytes = first
+            .get(..m.key.1.min(KEY_BYTES))
+            .unwrap_or_default()
+            .to_vec();
+        bytes.extend_from_slice(self.rest(m));
+        // The bytes of a `&str`, split and joined again.
+        String::from_utf8(bytes).unwrap_or_default()
     }
 }
 
@@ -161,8 +208,11 @@ impl Emitter for Tree {
     fn object<'n>(&mut self, members: impl IntoIterator<Item = (&'n str, u32)>) -> u32 {
         let start = at(self.members.len());
         for (name, value) in members {
-            let name = self.text_with(|t| t.push_str(name));
-            self.members.push(Member { name, value });
+            let start = at(self.names.len());
+            self.names.extend_from_slice(NameKey::rest(name));
+            let rest = (start, at(self.names.len()));
+            let key = NameKey::of(name);
+            self.members.push(Member { key, rest, value });
         }
         let end = at(self.members.len());
         self.push(Slot::Object(start, end))
@@ -206,6 +256,7 @@ static EMPTY: Tree = Tree {
     elements: Vec::new(),
     members: Vec::new(),
     text: String::new(),
+    names: Vec::new(),
 };
 
 impl Node<'static> {
@@ -230,9 +281,10 @@ impl<'t> Node<'t> {
 
     /// An object's member named `name`.
     pub fn get(self, name: &str) -> Option<Node<'t>> {
+        let key = NameKey::of(name);
         self.members()
             .iter()
-            .find(|m| self.tree.text(m.name) == name)
+            .find(|m| m.key == key && self.tree.rest(m) == NameKey::rest(name))
             .map(|m| self.tree.node(m.value))
     }
 
@@ -312,7 +364,7 @@ impl<'t> Node<'t> {
                 self.members()
                     .iter()
                     .map(|m| {
-                        let name = self.tree.text(m.name).to_string();
+                        let name = self.tree.name(m);
                         (name, self.tree.node(m.value).to_value())
                     })
                     .collect(),
@@ -337,7 +389,7 @@ impl<'t> Node<'t> {
                 let members = self.members();
                 members.len() == map.len()
                     && members.iter().all(|m| {
-                        map.get(self.tree.text(m.name))
+                        map.get(&self.tree.name(m))
                             .is_some_and(|b| self.tree.node(m.value).equals(b))
                     })
             }
@@ -361,8 +413,10 @@ mod tests {
         let id = e.uuid(&[7; 16]);
         let bytes = e.base64(b"kafka");
         let label = e.int_string(-12);
-        let whole = e.value(&json!({"b": [1, "x", -2, 2.5], "a": null, "t": true}));
+        let whole =
+            e.value(&json!({"b": [1, "x", -2, 2.5], "a": null, "t": true, "schlüsselnamé": 1}));
         let empty = e.object([]);
+        let (n, m) = (e.int(1), e.int(2));
         e.object([
             ("list", list),
             ("id", id),
@@ -370,6 +424,8 @@ mod tests {
             ("label", label),
             ("whole", whole),
             ("empty", empty),
+            ("commitTimestamp", n),
+            ("commitTimestampX", m),
         ])
     }
 
@@ -399,12 +455,17 @@ mod tests {
         assert_eq!(list[2].as_i64(), Some(-3));
         assert_eq!(node.get("id").unwrap().as_str(), value["id"].as_str());
         assert_eq!(node.get("nope").map(Node::to_value), None);
+        // Names longer than the key: told apart past their first bytes.
+        assert_eq!(node.get("commitTimestampX").unwrap().as_i64(), Some(2));
+        assert_eq!(node.get("commitTimestamp").unwrap().as_i64(), Some(1));
+        assert!(node.get("commitTimestampY").is_none());
+        assert_eq!(whole.get("schlüsselnamé").unwrap().as_i64(), Some(1));
         // Member order does not matter to equality, kind of number does.
         assert!(
             tree.node(piece)
                 .get("whole")
                 .unwrap()
-                .equals(&json!({"t": true, "a": null, "b": [1, "x", -2, 2.5]}))
+                .equals(&json!({"t": true, "schlüsselnamé": 1, "a": null, "b": [1, "x", -2, 2.5]}))
         );
         assert!(!list[2].equals(&json!(-3.0)));
         tree.clear();

@@ -87,11 +87,13 @@ impl OffsetStore {
         } else {
             self.pending.entry(producer_id).or_default()
         };
-        if !target.contains_key(group) {
-            target.insert(group.to_string(), BTreeMap::new());
-        }
-        if let Some(by_tp) = target.get_mut(group) {
-            by_tp.insert(tp, o);
+        match target.get_mut(group) {
+            Some(by_tp) => {
+                by_tp.insert(tp, o);
+            }
+            None => {
+                target.insert(group.to_string(), BTreeMap::from([(tp, o)]));
+            }
         }
     }
 
