@@ -6,7 +6,7 @@ use super::event::Change;
 use crate::inspect::cluster::metadata::apply::quota_entity;
 use crate::inspect::cluster::metadata::configs::ConfigMap;
 use crate::inspect::cluster::metadata::image::{
-    BrokerImage, MetadataImage, PartitionImage, QuotaEntity,
+    BrokerImage, MetadataImage, PartitionImage, QuotaEntity, TopicKey,
 };
 use crate::schema::tree::Node;
 
@@ -66,7 +66,8 @@ fn config_value(image: &MetadataImage, kind: i8, resource: &str, name: &str) -> 
 }
 
 fn partition(image: &MetadataImage, topic_id: &str, id: i32) -> Option<PartitionImage> {
-    image.topics.get(topic_id)?.partitions.get(&id).cloned()
+    let topic = image.topics.get(&TopicKey::from(topic_id))?;
+    topic.partitions.get(&id).cloned()
 }
 
 impl Before {
@@ -86,7 +87,7 @@ impl Before {
             "TOPIC_RECORD" => text(data, "topicId").map(Self::Topic),
             "REMOVE_TOPIC_RECORD" => {
                 let id = text(data, "topicId")?;
-                let t = image.topics.get(&id);
+                let t = image.topics.get(&TopicKey::from(id.as_str()));
                 let named = t.map(|t| (t.name.clone(), t.partitions.len()));
                 Some(Self::RemovedTopic(id, named))
             }

@@ -10,7 +10,7 @@
 use super::configs::{ConfigValue, SetBy};
 use super::image::{
     BrokerImage, ControllerImage, Endpoint, MetadataImage, PartitionImage, ProducerIds,
-    QuotaEntity, SupportedFeature, TopicImage,
+    QuotaEntity, SupportedFeature, TopicImage, TopicKey,
 };
 use super::record::{MetadataRecord, types};
 use crate::schema::tree::Node;
@@ -136,7 +136,7 @@ fn topic(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let name = req_text(data, "name")?;
     // A TopicRecord starts the topic afresh (`TopicsDelta.replay(TopicRecord)`).
     image.topics.insert(
-        id.clone(),
+        TopicKey::from(id.as_str()),
         TopicImage {
             name,
             id,
@@ -153,7 +153,7 @@ fn topic_mut<'i>(
     let id = req_str(data, "topicId")?;
     image
         .topics
-        .get_mut(id)
+        .get_mut(&TopicKey::from(id))
         .ok_or_else(|| format!("no topic with id {id}"))
 }
 
@@ -185,9 +185,11 @@ fn partition_change(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Ref
     let Some(p) = topic.partitions.get_mut(&id) else {
         return Err(format!("no partition {}-{id}", topic.name));
     };
+    // Each list the record carries replaces the one there, in place.
     let keep = |field: &mut Vec<i32>, name: &str| {
-        if let Some(v) = ints(data, name) {
-            *field = v;
+        if let Some(items) = data.get(name).and_then(Node::as_array) {
+            field.clear();
+            field.extend(items.filter_map(Node::as_i64).map(|v| v as i32));
         }
     };
     keep(&mut p.replicas, "replicas");
@@ -247,7 +249,7 @@ fn remove_topic(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused
     let id = req_str(data, "topicId")?;
     let topic = image
         .topics
-        .remove(id)
+        .remove(&TopicKey::from(id))
         .ok_or_else(|| format!("no topic with id {id} to remove"))?;
     image.configs.topics.remove(&topic.name);
     Ok(())
