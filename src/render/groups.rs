@@ -163,7 +163,7 @@ pub fn group_json(r: &GroupReport<'_>) -> Value {
         "protocolType": g.and_then(Group::protocol_type),
         "protocol": g.and_then(Group::protocol),
         "generation": g.map(Group::generation),
-        "leader": g.and_then(|g| g.classic.as_ref()?.get("leader").cloned()),
+        "leader": g.and_then(|g| g.classic.as_ref()?.data().get("leader").cloned()),
         "assignmentEpoch": modern.map(|g| g.assignment_epoch),
         "subscriptionMetadata": modern.and_then(|g| g.partition_metadata.as_ref()?.get("topics").cloned()),
         "resolvedRegularExpressions": g.filter(|g| !g.resolved_regexes.is_empty()).map(|g| &g.resolved_regexes),

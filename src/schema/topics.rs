@@ -161,6 +161,60 @@ fn value_layout<'r>(
     Some(layouts.find(|s| reads_all(s)).unwrap_or(newest))
 }
 
+/// Whether a classic group's member protocol bytes are decoded in place
+/// (as kafka-dump-log prints them) or left as base64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expand {
+    MemberProtocols,
+    Nothing,
+}
+
+/// A coordinator value: a 2-byte version and the value of `key_spec`'s
+/// record type, wrapped as `{"version", "data"}`.
+fn coordinator_value<E: Emitter>(
+    registry: &Registry,
+    folder: &str,
+    key_spec: &MessageSpec,
+    value: &[u8],
+    expand: Expand,
+    e: &mut E,
+) -> Result<E::Piece, DecodeError> {
+    let mut vc = Cursor::new(value, 0);
+    let version = vc.read_i16()?;
+    let spec = value_layout(registry, folder, key_spec, version, &vc)
+        .ok_or_else(|| DecodeError::new(0, format!("no value schema for {}", key_spec.name)))?;
+    // kafka-dump-log 4.1 on labels every coordinator value's version
+    // "version" (4.0 said "type" for a share-state value).
+    let label = Label::Quoted("version", version);
+    if spec.name != "GroupMetadataValue" || expand == Expand::Nothing {
+        return wrapped(spec, version, &mut vc, label, e);
+    }
+    // Members' protocol bytes are decoded in place, on the values.
+    let mut json = wrapped(spec, version, &mut vc, label, &mut ValueEmitter)?;
+    if let Some(data) = json.get_mut("data") {
+        decode_member_protocols(registry, data);
+    }
+    Ok(e.value(&json))
+}
+
+/// The `data` of a `__consumer_offsets` `GroupMetadataValue` (record type
+/// 2) from its bytes, its members' protocol bytes decoded in place, as
+/// [`decode_record`] gives it; `None` when it does not decode.
+pub fn decode_group_metadata(value: &[u8]) -> Option<Value> {
+    let registry = registry().ok()?;
+    let folder = InternalTopic::ConsumerOffsets.schema_folder();
+    let key_spec = registry.coordinator_key(folder, 2)?;
+    let v = coordinator_value(
+        registry,
+        folder,
+        key_spec,
+        value,
+        Expand::MemberProtocols,
+        &mut ValueEmitter,
+    );
+    v.ok()?.get_mut("data").map(Value::take)
+}
+
 /// A coordinator's record: a 2-byte record type and the key, a 2-byte
 /// version and the value (`__consumer_offsets`, `__share_group_state`).
 fn coordinator_record<E: Emitter>(
@@ -168,6 +222,7 @@ fn coordinator_record<E: Emitter>(
     topic: InternalTopic,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
+    expand: Expand,
     e: &mut E,
 ) -> DecodedRecord<E::Piece> {
     let folder = topic.schema_folder();
@@ -200,24 +255,8 @@ fn coordinator_record<E: Emitter>(
         Label::Quoted("type", record_type),
         e,
     );
-    let value_json = value.map(|value| {
-        let mut vc = Cursor::new(value, 0);
-        let version = vc.read_i16()?;
-        let spec = value_layout(registry, folder, key_spec, version, &vc)
-            .ok_or_else(|| DecodeError::new(0, format!("no value schema for {}", key_spec.name)))?;
-        // kafka-dump-log 4.1 on labels every coordinator value's version
-        // "version" (4.0 said "type" for a share-state value).
-        let label = Label::Quoted("version", version);
-        if spec.name != "GroupMetadataValue" {
-            return wrapped(spec, version, &mut vc, label, e);
-        }
-        // Members' protocol bytes are decoded in place, on the values.
-        let mut json = wrapped(spec, version, &mut vc, label, &mut ValueEmitter)?;
-        if let Some(data) = json.get_mut("data") {
-            decode_member_protocols(registry, data);
-        }
-        Ok::<_, DecodeError>(e.value(&json))
-    });
+    let value_json =
+        value.map(|value| coordinator_value(registry, folder, key_spec, value, expand, e));
     DecodedRecord {
         key: key_json.map_or_else(|e| failed("key", e), Decoded::Json),
         value: match value_json {
@@ -367,7 +406,13 @@ pub fn decode_record(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
 ) -> DecodedRecord {
-    emit_record(topic, key, value, &mut ValueEmitter)
+    emit_record(
+        topic,
+        key,
+        value,
+        Expand::MemberProtocols,
+        &mut ValueEmitter,
+    )
 }
 
 /// [`decode_record`] as compact JSON text, the same text `Value`'s
@@ -380,7 +425,7 @@ pub fn decode_record_text(
     e: &mut TextEmitter,
 ) -> DecodedRecord<String> {
     e.clear();
-    let d = emit_record(topic, key, value, e);
+    let d = emit_record(topic, key, value, Expand::MemberProtocols, e);
     let text = |piece: Range<usize>| e.text(&piece).to_string();
     DecodedRecord {
         key: d.key.map(text),
@@ -389,7 +434,10 @@ pub fn decode_record_text(
 }
 
 /// [`decode_record`] into `tree` (emptied first): the decoded key and
-/// value are positions there ([`Tree::node`]).
+/// value are positions there ([`Tree::node`]). A classic group's member
+/// subscriptions and assignments are left as base64 (a reader that keeps
+/// the value decodes its bytes with [`decode_group_metadata`]); every
+/// other value is what [`decode_record`] gives.
 pub fn decode_record_tree(
     topic: InternalTopic,
     key: Option<&[u8]>,
@@ -397,13 +445,14 @@ pub fn decode_record_tree(
     tree: &mut Tree,
 ) -> DecodedRecord<u32> {
     tree.clear();
-    emit_record(topic, key, value, tree)
+    emit_record(topic, key, value, Expand::Nothing, tree)
 }
 
 fn emit_record<E: Emitter>(
     topic: InternalTopic,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
+    expand: Expand,
     e: &mut E,
 ) -> DecodedRecord<E::Piece> {
     let registry = match registry() {
@@ -417,7 +466,7 @@ fn emit_record<E: Emitter>(
     };
     match topic {
         InternalTopic::ConsumerOffsets | InternalTopic::ShareGroupState => {
-            coordinator_record(registry, topic, key, value, e)
+            coordinator_record(registry, topic, key, value, expand, e)
         }
         InternalTopic::TransactionState => transaction_record(registry, key, value, e),
         InternalTopic::ClusterMetadata | InternalTopic::RemoteLogMetadata => {

@@ -46,6 +46,7 @@ struct NameKey(u64, usize);
 const KEY_BYTES: usize = 8;
 
 impl NameKey {
+    #[inline]
     fn of(name: &str) -> Self {
         let mut first = [0u8; KEY_BYTES];
         let n = name.len().min(KEY_BYTES);
@@ -56,6 +57,7 @@ impl NameKey {
     }
 
     /// The name's bytes past the key's.
+    #[inline]
     fn rest(name: &str) -> &[u8] {
         name.as_bytes().get(KEY_BYTES..).unwrap_or_default()
     }
@@ -88,6 +90,7 @@ impl Tree {
     }
 
     /// The value at `piece`.
+    #[inline]
     pub fn node(&self, piece: u32) -> Node<'_> {
         Node {
             tree: self,
@@ -122,6 +125,7 @@ impl Tree {
             .unwrap_or_default()
     }
 
+    #[inline]
     fn rest(&self, m: &Member) -> &[u8] {
         let (start, end) = m.rest;
         self.names
@@ -268,6 +272,7 @@ impl Node<'static> {
 }
 
 impl<'t> Node<'t> {
+    #[inline]
     fn members(self) -> &'t [Member] {
         match self.slot {
             Slot::Object(start, end) => self
@@ -280,6 +285,7 @@ impl<'t> Node<'t> {
     }
 
     /// An object's member named `name`.
+    #[inline]
     pub fn get(self, name: &str) -> Option<Node<'t>> {
         let key = NameKey::of(name);
         self.members()
@@ -289,6 +295,7 @@ impl<'t> Node<'t> {
     }
 
     /// A string's text.
+    #[inline]
     pub fn as_str(self) -> Option<&'t str> {
         match self.slot {
             Slot::Str(start, end) => Some(self.tree.text((start, end))),
@@ -297,6 +304,7 @@ impl<'t> Node<'t> {
     }
 
     /// An integer that fits an `i64`.
+    #[inline]
     pub fn as_i64(self) -> Option<i64> {
         match self.slot {
             Slot::Int(v) => Some(v),

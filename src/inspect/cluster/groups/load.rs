@@ -23,14 +23,14 @@ use crate::format::record::{ControlType, parse_control_record};
 use crate::inspect::cluster::capped::Capped;
 use crate::logdir::chunked::walk_batches;
 use crate::logdir::{LogDirError, Partition};
-use crate::schema::topics::decode_record_tree;
+use crate::schema::topics::{decode_group_metadata, decode_record_tree};
 use crate::schema::tree::{Node, Tree};
 use crate::schema::{Decoded, InternalTopic};
 
 /// One step of a coordinator's load; `J` is how the decoded JSON is
 /// handed on (`serde_json` values, or [`Node`]s of the load's [`Tree`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum LoadEvent<J> {
+pub enum LoadEvent<'a, J> {
     /// A data record: its offset, its batch's producer id (-1 outside a
     /// transaction), its key's JSON and its value's data (`None`: a tombstone).
     Record {
@@ -44,6 +44,8 @@ pub enum LoadEvent<J> {
         value: Option<J>,
         /// The value's version (its first two bytes), `None` for a tombstone.
         value_version: Option<i16>,
+        /// The value's bytes as the log holds them, `None` for a tombstone.
+        raw_value: Option<&'a [u8]>,
     },
     /// A record whose key's type (`__consumer_offsets`) or version
     /// (`__transaction_state`) no schema describes, which Kafka's loader
@@ -96,7 +98,7 @@ struct Walk<'v> {
     problems: Capped<LoadProblem>,
     scratch: Vec<u8>,
     tree: Tree,
-    visit: &'v mut dyn FnMut(LoadEvent<Node<'_>>),
+    visit: &'v mut dyn FnMut(LoadEvent<'_, Node<'_>>),
     /// One past the last offset read.
     next_offset: Option<i64>,
     /// Reading stopped at damage.
@@ -210,6 +212,7 @@ impl Walk<'_> {
                 key,
                 value,
                 value_version: value.and(record_type(record.value)),
+                raw_value: value.and(record.value),
             });
         }
         drop(decoded);
@@ -254,7 +257,7 @@ pub fn load_partition(
     partition: &Partition,
     topic: InternalTopic,
     progress: &mut dyn FnMut(u64),
-    visit: &mut dyn FnMut(LoadEvent<&Value>),
+    visit: &mut dyn FnMut(LoadEvent<'_, &Value>),
 ) -> Result<Capped<LoadProblem>, LogDirError> {
     load_partition_in_place(partition, topic, progress, &mut |event| match event {
         LoadEvent::Record {
@@ -263,13 +266,24 @@ pub fn load_partition(
             key,
             value,
             value_version,
-        } => visit(LoadEvent::Record {
-            offset,
-            producer_id,
-            key: &key.to_value(),
-            value: value.map(Node::to_value).as_ref(),
-            value_version,
-        }),
+            raw_value,
+        } => {
+            // The tree leaves a classic group's member protocols as bytes.
+            let classic = topic == InternalTopic::ConsumerOffsets
+                && key.get("type").and_then(Node::as_str) == Some("2");
+            let value = match (classic, raw_value) {
+                (true, Some(raw)) => decode_group_metadata(raw),
+                _ => value.map(Node::to_value),
+            };
+            visit(LoadEvent::Record {
+                offset,
+                producer_id,
+                key: &key.to_value(),
+                value: value.as_ref(),
+                value_version,
+                raw_value,
+            })
+        }
         LoadEvent::Keyless { offset, value } => visit(LoadEvent::Keyless {
             offset,
             value: &value.to_value(),
@@ -299,7 +313,7 @@ pub fn load_partition_in_place(
     partition: &Partition,
     topic: InternalTopic,
     progress: &mut dyn FnMut(u64),
-    visit: &mut dyn FnMut(LoadEvent<Node<'_>>),
+    visit: &mut dyn FnMut(LoadEvent<'_, Node<'_>>),
 ) -> Result<Capped<LoadProblem>, LogDirError> {
     let mut walk = Walk {
         topic,

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::classic::ClassicData;
 use super::offsets::{CommittedOffset, MarkerOutcome, OffsetStore};
 use super::state::{Group, GroupType, LEAVE_GROUP_MEMBER_EPOCH, ModernMember};
 use crate::inspect::cluster::capped::Capped;
@@ -90,8 +91,16 @@ fn modern(record_type: i64) -> Option<(GroupType, Modern)> {
 impl CoordinatorState {
     /// Applies one decoded record at `offset` of a batch by `producer_id`:
     /// `key` is the key's JSON (`{"type", "data"}`), `value` the value's
-    /// data, `None` for a tombstone.
-    pub fn apply(&mut self, offset: i64, producer_id: i64, key: Node<'_>, value: Option<Node<'_>>) {
+    /// data and `raw` its bytes, `None` for a tombstone. A classic group's
+    /// metadata is kept as its bytes when given them ([`ClassicData`]).
+    pub fn apply(
+        &mut self,
+        offset: i64,
+        producer_id: i64,
+        key: Node<'_>,
+        value: Option<Node<'_>>,
+        raw: Option<&[u8]>,
+    ) {
         let record_type = key
             .get("type")
             .and_then(Node::as_str)
@@ -105,7 +114,7 @@ impl CoordinatorState {
         let k = key.get("data").unwrap_or(Node::NULL);
         match record_type {
             0 | 1 => self.offset_commit(offset, producer_id, k, value),
-            2 => self.group_metadata(k, value),
+            2 => self.group_metadata(k, value, raw),
             15 => self.share_state_partition_metadata(offset, k, value),
             16 => self.regular_expression(offset, k, value),
             t => match modern(t) {
@@ -160,7 +169,7 @@ impl CoordinatorState {
         self.offsets.commit(producer_id, group, tp, committed);
     }
 
-    fn group_metadata(&mut self, k: Node<'_>, value: Option<Node<'_>>) {
+    fn group_metadata(&mut self, k: Node<'_>, value: Option<Node<'_>>, raw: Option<&[u8]>) {
         let Some(id) = text(k, "group") else { return };
         match value {
             None => {
@@ -168,7 +177,10 @@ impl CoordinatorState {
             }
             Some(data) => {
                 let mut group = Group::new(GroupType::Classic);
-                group.classic = Some(data.to_value());
+                group.classic = Some(match raw {
+                    Some(bytes) => ClassicData::from_bytes(bytes),
+                    None => ClassicData::from_data(data.to_value()),
+                });
                 self.groups.insert(id.to_string(), group);
             }
         }
@@ -438,6 +450,7 @@ mod tests {
                 producer_id,
                 tree.node(key),
                 value.map(|v| tree.node(v)),
+                None,
             );
         }
     }

@@ -41,8 +41,9 @@ pub fn load_shard(
                 producer_id,
                 key,
                 value,
+                raw_value,
                 ..
-            } => state.apply(offset, producer_id, key, value),
+            } => state.apply(offset, producer_id, key, value, raw_value),
             LoadEvent::UnknownType {
                 offset,
                 record_type,
