@@ -407,7 +407,7 @@ impl<'t> Node<'t> {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use serde_json::json;
 
