@@ -269,8 +269,10 @@ const GROUP_TOPIC_PARTITIONS: i32 = 24;
 /// members each: each group's rebalance (a `GroupMetadataValue` v3 whose
 /// members carry consumer protocol subscriptions and assignments, v1),
 /// then its members' offset commits (`OffsetCommitValue` v3), one batch a
-/// commit of 16 partitions, the groups taking turns; every 20th round of
-/// a group rebalances it again.
+/// commit of 16 partitions, the next 16 of the group's 48 each time, the
+/// groups taking turns; every 20th round of a group rebalances it again.
+/// From a group's fourth round on it holds an offset for each of its 48
+/// partitions, so past a few MiB the state is the same at any size.
 fn write_group_records(dir: &Path, bytes: u64) {
     if dir.exists() {
         return;
@@ -324,7 +326,7 @@ fn write_group_records(dir: &Path, bytes: u64) {
             let [a, b] = topics(g);
             (0..16)
                 .map(|i| {
-                    let (topic, p) = match (round + i) % 48 {
+                    let (topic, p) = match (round * 16 + i) % 48 {
                         n if n < 24 => (a, n as i32),
                         n => (b, n as i32 - 24),
                     };

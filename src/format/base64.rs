@@ -16,6 +16,16 @@ pub fn url_safe_unpadded(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// [`standard`], appended to `out`.
+pub fn standard_into(bytes: &[u8], out: &mut String) {
+    STANDARD.encode_string(bytes, out);
+}
+
+/// [`url_safe_unpadded`], appended to `out`.
+pub fn url_safe_unpadded_into(bytes: &[u8], out: &mut String) {
+    URL_SAFE_NO_PAD.encode_string(bytes, out);
+}
+
 /// Decodes standard base64 (padding optional); `None` for any other
 /// character.
 pub fn decode_standard(text: &str) -> Option<Vec<u8>> {

@@ -163,7 +163,7 @@ pub fn group_json(r: &GroupReport<'_>) -> Value {
         "protocolType": g.and_then(Group::protocol_type),
         "protocol": g.and_then(Group::protocol),
         "generation": g.map(Group::generation),
-        "leader": g.and_then(|g| g.classic.as_ref()?.get("leader").cloned()),
+        "leader": g.and_then(|g| g.classic.as_ref()?.data().get("leader").cloned()),
         "assignmentEpoch": modern.map(|g| g.assignment_epoch),
         "subscriptionMetadata": modern.and_then(|g| g.partition_metadata.as_ref()?.get("topics").cloned()),
         "resolvedRegularExpressions": g.filter(|g| !g.resolved_regexes.is_empty()).map(|g| &g.resolved_regexes),
@@ -279,40 +279,42 @@ fn write_members(w: &mut impl Write, group: &Value) -> io::Result<()> {
     Ok(())
 }
 
-fn offset_line(o: &Value) -> String {
-    let hw = o["highWatermark"]
-        .as_i64()
-        .map(|hw| format!(", high watermark {hw}"))
-        .unwrap_or_default();
-    let lag = match (o["logEndOffset"].as_i64(), o["lag"].as_i64()) {
-        (Some(end), Some(lag)) => format!(", log end {end}{hw}, lag {lag}"),
-        _ => String::new(),
-    };
-    let epoch = o["leaderEpoch"]
-        .as_i64()
-        .map(|e| format!(" (leader epoch {e})"))
-        .unwrap_or_default();
-    let metadata = o["metadata"]
-        .as_str()
-        .filter(|m| !m.is_empty())
-        .map(|m| format!(", metadata {m:?}"))
-        .unwrap_or_default();
-    let expires = o["expireTimestamp"]
-        .as_i64()
-        .map(|e| format!(", expires {}", utc(e)))
-        .unwrap_or_default();
-    format!(
-        "{}-{}: offset {}{epoch}, committed {}{expires}{metadata}{lag}",
-        o["topic"].as_str().unwrap_or_default(),
-        o["partition"],
-        o["offset"],
-        utc(o["commitTimestamp"].as_i64().unwrap_or(-1)),
-    )
+/// One committed offset in words, as `write_group_text` prints it.
+fn write_offset(
+    w: &mut impl Write,
+    tp: &TopicPartition,
+    o: &CommittedOffset,
+    end: Option<&PartitionEnd>,
+) -> io::Result<()> {
+    write!(w, "{}-{}: offset {}", tp.0, tp.1, o.offset)?;
+    if let Some(e) = o.leader_epoch {
+        write!(w, " (leader epoch {e})")?;
+    }
+    write!(w, ", committed {}", utc(o.commit_timestamp))?;
+    if let Some(e) = o.expire_timestamp {
+        write!(w, ", expires {}", utc(e))?;
+    }
+    if !o.metadata.is_empty() {
+        write!(w, ", metadata {:?}", o.metadata)?;
+    }
+    if let Some(end) = end {
+        write!(w, ", log end {}", end.log_end_offset)?;
+        if let Some(hw) = end.high_watermark {
+            write!(w, ", high watermark {hw}")?;
+        }
+        write!(w, ", lag {}", end.log_end_offset - o.offset)?;
+    }
+    writeln!(w)
 }
 
 /// The group in words.
 pub fn write_group_text(w: &mut impl Write, r: &GroupReport<'_>) -> io::Result<()> {
-    let j = group_json(r);
+    // The offsets are printed from the store, not from the JSON.
+    let j = group_json(&GroupReport {
+        offsets: None,
+        pending: &[],
+        ..*r
+    });
     let opt = |k: &str| j[k].as_str().map(str::to_string);
     match r.group {
         None => writeln!(
@@ -364,20 +366,13 @@ pub fn write_group_text(w: &mut impl Write, r: &GroupReport<'_>) -> io::Result<(
             write_members(w, &j)?;
         }
     }
-    for o in j["offsets"].as_array().into_iter().flatten() {
-        writeln!(w, "  {}", offset_line(o))?;
+    for (tp, o) in r.offsets.into_iter().flatten() {
+        write!(w, "  ")?;
+        write_offset(w, tp, o, r.log_ends.get(tp))?;
     }
-    for o in j["pendingTransactionalOffsets"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        writeln!(
-            w,
-            "  pending (producer {}, no marker yet): {}",
-            o["producerId"],
-            offset_line(o)
-        )?;
+    for (producer, tp, o) in r.pending {
+        write!(w, "  pending (producer {producer}, no marker yet): ")?;
+        write_offset(w, tp, o, r.log_ends.get(*tp))?;
     }
     Ok(())
 }

@@ -140,7 +140,7 @@ impl Walk<'_> {
                     }
                     None => {
                         let tag = e.uint(u64::from(tag));
-                        let data = e.string(&base64::standard(data));
+                        let data = e.base64(data);
                         unknown.push(e.object([("tag", tag), ("data", data)]));
                     }
                 }
@@ -249,7 +249,7 @@ impl Walk<'_> {
             FieldType::Uint32 => e.uint(u64::from(c.read_u32()?)),
             FieldType::Int64 => e.int(c.read_i64()?),
             FieldType::Float64 => e.float(f64::from_bits(c.read_i64()? as u64)),
-            FieldType::Uuid => e.string(&base64::url_safe_unpadded(c.read_bytes(16)?)),
+            FieldType::Uuid => e.uuid(c.read_bytes(16)?),
             FieldType::String => match self.checked_length(c, field, false, nullable)? {
                 None => e.null(),
                 Some(len) => e.string(&String::from_utf8_lossy(c.read_bytes(len)?)),
@@ -257,7 +257,7 @@ impl Walk<'_> {
             FieldType::Bytes | FieldType::Records => {
                 match self.checked_length(c, field, true, nullable)? {
                     None => e.null(),
-                    Some(len) => e.string(&base64::standard(c.read_bytes(len)?)),
+                    Some(len) => e.base64(c.read_bytes(len)?),
                 }
             }
             FieldType::Array(element) => match self.checked_length(c, field, true, nullable)? {

@@ -7,6 +7,8 @@ use std::ops::Range;
 
 use serde_json::{Map, Value};
 
+use crate::format::base64;
+
 /// Builds the JSON of one message, piece by piece: scalars first, then the
 /// arrays and objects holding them.
 pub trait Emitter {
@@ -25,6 +27,14 @@ pub trait Emitter {
     fn float(&mut self, v: f64) -> Self::Piece;
     /// A string.
     fn string(&mut self, v: &str) -> Self::Piece;
+    /// A uuid as Kafka's `Uuid.toString` prints it (URL-safe base64).
+    fn uuid(&mut self, bytes: &[u8]) -> Self::Piece {
+        self.string(&base64::url_safe_unpadded(bytes))
+    }
+    /// Bytes as standard base64, as Jackson prints binary values.
+    fn base64(&mut self, bytes: &[u8]) -> Self::Piece {
+        self.string(&base64::standard(bytes))
+    }
     /// An integer written as a string (`"3"`), as Kafka labels versions.
     fn int_string(&mut self, v: i64) -> Self::Piece;
     /// A whole value already built.

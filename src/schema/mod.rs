@@ -18,6 +18,7 @@ pub mod registry;
 pub mod releases;
 pub mod spec;
 pub mod topics;
+pub mod tree;
 
 pub use control::{decode_control, decode_in_batch, decode_in_batch_text};
 pub use decode::DecodeError;

@@ -38,6 +38,9 @@ pub struct Registry {
     /// Positions of coordinator value schemas, by folder and key name: the
     /// newest layout first, then older releases' (newest first).
     coordinator_values: BTreeMap<String, BTreeMap<String, Vec<usize>>>,
+    /// Positions of record schemas, by folder and `apiKey`, with the name
+    /// Kafka's `MetadataRecordType` gives each (`PARTITION_CHANGE_RECORD`).
+    api_keys: BTreeMap<String, BTreeMap<i16, (usize, String)>>,
 }
 
 /// The embedded files as (path under `schemas/`, JSON text).
@@ -97,6 +100,14 @@ impl Registry {
                 }
             }
         }
+        let mut api_keys: BTreeMap<String, BTreeMap<i16, (usize, String)>> = BTreeMap::new();
+        for (i, file) in files.iter().enumerate() {
+            if let (None, Some(key)) = (&file.variant, file.spec.api_key) {
+                let name = super::topics::record_type_name(&file.spec.name);
+                let keys = api_keys.entry(file.folder.clone()).or_default();
+                keys.entry(key).or_insert((i, name));
+            }
+        }
         let mut coordinator_values: BTreeMap<String, BTreeMap<String, Vec<usize>>> =
             BTreeMap::new();
         for file in files.iter().filter(|f| f.variant.is_none()) {
@@ -132,21 +143,12 @@ impl Registry {
             by_name,
             coordinator_keys,
             coordinator_values,
+            api_keys,
         })
     }
 
     fn at(&self, i: usize) -> Option<&MessageSpec> {
         self.files.get(i).map(|f| &f.spec)
-    }
-
-    fn in_folder<'r, 'f>(
-        &'r self,
-        folder: &'f str,
-    ) -> impl Iterator<Item = &'r MessageSpec> + use<'r, 'f> {
-        self.files
-            .iter()
-            .filter(move |f| f.folder == folder && f.variant.is_none())
-            .map(|f| &f.spec)
     }
 
     /// The schema named `name` in `folder`.
@@ -184,7 +186,14 @@ impl Registry {
 
     /// The record schema of `folder` with this `apiKey`.
     pub fn by_api_key(&self, folder: &str, api_key: i16) -> Option<&MessageSpec> {
-        self.in_folder(folder).find(|s| s.api_key == Some(api_key))
+        self.record_type(folder, api_key).map(|(spec, _)| spec)
+    }
+
+    /// The record schema of `folder` with this `apiKey`, and the record
+    /// type's name ([`super::topics::record_type_name`] of the schema's).
+    pub fn record_type(&self, folder: &str, api_key: i16) -> Option<(&MessageSpec, &str)> {
+        let (i, name) = self.api_keys.get(folder)?.get(&api_key)?;
+        Some((self.at(*i)?, name.as_str()))
     }
 }
 

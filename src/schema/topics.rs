@@ -10,6 +10,7 @@ use super::decode::{DecodeError, emit_message};
 use super::emit::{Emitter, TextEmitter, ValueEmitter};
 use super::registry::{Registry, key_version, registry};
 use super::spec::MessageSpec;
+use super::tree::Tree;
 use crate::format::cursor::Cursor;
 
 /// A Kafka internal topic with a decoder.
@@ -160,6 +161,60 @@ fn value_layout<'r>(
     Some(layouts.find(|s| reads_all(s)).unwrap_or(newest))
 }
 
+/// Whether a classic group's member protocol bytes are decoded in place
+/// (as kafka-dump-log prints them) or left as base64.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expand {
+    MemberProtocols,
+    Nothing,
+}
+
+/// A coordinator value: a 2-byte version and the value of `key_spec`'s
+/// record type, wrapped as `{"version", "data"}`.
+fn coordinator_value<E: Emitter>(
+    registry: &Registry,
+    folder: &str,
+    key_spec: &MessageSpec,
+    value: &[u8],
+    expand: Expand,
+    e: &mut E,
+) -> Result<E::Piece, DecodeError> {
+    let mut vc = Cursor::new(value, 0);
+    let version = vc.read_i16()?;
+    let spec = value_layout(registry, folder, key_spec, version, &vc)
+        .ok_or_else(|| DecodeError::new(0, format!("no value schema for {}", key_spec.name)))?;
+    // kafka-dump-log 4.1 on labels every coordinator value's version
+    // "version" (4.0 said "type" for a share-state value).
+    let label = Label::Quoted("version", version);
+    if spec.name != "GroupMetadataValue" || expand == Expand::Nothing {
+        return wrapped(spec, version, &mut vc, label, e);
+    }
+    // Members' protocol bytes are decoded in place, on the values.
+    let mut json = wrapped(spec, version, &mut vc, label, &mut ValueEmitter)?;
+    if let Some(data) = json.get_mut("data") {
+        decode_member_protocols(registry, data);
+    }
+    Ok(e.value(&json))
+}
+
+/// The `data` of a `__consumer_offsets` `GroupMetadataValue` (record type
+/// 2) from its bytes, its members' protocol bytes decoded in place, as
+/// [`decode_record`] gives it; `None` when it does not decode.
+pub fn decode_group_metadata(value: &[u8]) -> Option<Value> {
+    let registry = registry().ok()?;
+    let folder = InternalTopic::ConsumerOffsets.schema_folder();
+    let key_spec = registry.coordinator_key(folder, 2)?;
+    let v = coordinator_value(
+        registry,
+        folder,
+        key_spec,
+        value,
+        Expand::MemberProtocols,
+        &mut ValueEmitter,
+    );
+    v.ok()?.get_mut("data").map(Value::take)
+}
+
 /// A coordinator's record: a 2-byte record type and the key, a 2-byte
 /// version and the value (`__consumer_offsets`, `__share_group_state`).
 fn coordinator_record<E: Emitter>(
@@ -167,6 +222,7 @@ fn coordinator_record<E: Emitter>(
     topic: InternalTopic,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
+    expand: Expand,
     e: &mut E,
 ) -> DecodedRecord<E::Piece> {
     let folder = topic.schema_folder();
@@ -199,24 +255,8 @@ fn coordinator_record<E: Emitter>(
         Label::Quoted("type", record_type),
         e,
     );
-    let value_json = value.map(|value| {
-        let mut vc = Cursor::new(value, 0);
-        let version = vc.read_i16()?;
-        let spec = value_layout(registry, folder, key_spec, version, &vc)
-            .ok_or_else(|| DecodeError::new(0, format!("no value schema for {}", key_spec.name)))?;
-        // kafka-dump-log 4.1 on labels every coordinator value's version
-        // "version" (4.0 said "type" for a share-state value).
-        let label = Label::Quoted("version", version);
-        if spec.name != "GroupMetadataValue" {
-            return wrapped(spec, version, &mut vc, label, e);
-        }
-        // Members' protocol bytes are decoded in place, on the values.
-        let mut json = wrapped(spec, version, &mut vc, label, &mut ValueEmitter)?;
-        if let Some(data) = json.get_mut("data") {
-            decode_member_protocols(registry, data);
-        }
-        Ok::<_, DecodeError>(e.value(&json))
-    });
+    let value_json =
+        value.map(|value| coordinator_value(registry, folder, key_spec, value, expand, e));
     DecodedRecord {
         key: key_json.map_or_else(|e| failed("key", e), Decoded::Json),
         value: match value_json {
@@ -285,6 +325,32 @@ fn framed_record<E: Emitter>(
     value: &[u8],
     e: &mut E,
 ) -> Result<E::Piece, DecodeError> {
+    let framed = framed_parts(registry, folder, value, e)?;
+    let name = e.string(framed.type_name);
+    let version = e.int(i64::from(framed.version));
+    Ok(e.object([("type", name), ("version", version), ("data", framed.data)]))
+}
+
+/// A framed metadata record's parts: its record type and version, and its
+/// data decoded into an emitter.
+pub struct Framed<'r, P> {
+    /// The record type (the schema's `apiKey`).
+    pub api_key: i16,
+    /// Its name, as Kafka's `MetadataRecordType` has it (`TOPIC_RECORD`).
+    pub type_name: &'r str,
+    /// The record's version.
+    pub version: i16,
+    /// The record's fields.
+    pub data: P,
+}
+
+/// Reads a framed metadata record of `folder` (see [`framed_record`]).
+pub fn framed_parts<'r, E: Emitter>(
+    registry: &'r Registry,
+    folder: &str,
+    value: &[u8],
+    e: &mut E,
+) -> Result<Framed<'r, E::Piece>, DecodeError> {
     let mut c = Cursor::new(value, 0);
     let frame = c.read_uvarint()?;
     if frame != 1 {
@@ -299,8 +365,8 @@ fn framed_record<E: Emitter>(
     };
     let api_key = short(c.read_uvarint()?, "record type")?;
     let version = short(c.read_uvarint()?, "version")?;
-    let spec = registry
-        .by_api_key(folder, api_key)
+    let (spec, type_name) = registry
+        .record_type(folder, api_key)
         .ok_or_else(|| DecodeError::new(at, format!("unknown record type {api_key}")))?;
     let data = emit_message(spec, version, &mut c, e)?;
     if c.remaining() > 0 {
@@ -309,9 +375,12 @@ fn framed_record<E: Emitter>(
             format!("{} bytes after the {} record", c.remaining(), spec.name),
         ));
     }
-    let name = e.string(&record_type_name(&spec.name));
-    let version = e.int(i64::from(version));
-    Ok(e.object([("type", name), ("version", version), ("data", data)]))
+    Ok(Framed {
+        api_key,
+        type_name,
+        version,
+        data,
+    })
 }
 
 fn metadata_record<E: Emitter>(
@@ -337,7 +406,13 @@ pub fn decode_record(
     key: Option<&[u8]>,
     value: Option<&[u8]>,
 ) -> DecodedRecord {
-    emit_record(topic, key, value, &mut ValueEmitter)
+    emit_record(
+        topic,
+        key,
+        value,
+        Expand::MemberProtocols,
+        &mut ValueEmitter,
+    )
 }
 
 /// [`decode_record`] as compact JSON text, the same text `Value`'s
@@ -350,7 +425,7 @@ pub fn decode_record_text(
     e: &mut TextEmitter,
 ) -> DecodedRecord<String> {
     e.clear();
-    let d = emit_record(topic, key, value, e);
+    let d = emit_record(topic, key, value, Expand::MemberProtocols, e);
     let text = |piece: Range<usize>| e.text(&piece).to_string();
     DecodedRecord {
         key: d.key.map(text),
@@ -358,10 +433,26 @@ pub fn decode_record_text(
     }
 }
 
+/// [`decode_record`] into `tree` (emptied first): the decoded key and
+/// value are positions there ([`Tree::node`]). A classic group's member
+/// subscriptions and assignments are left as base64 (a reader that keeps
+/// the value decodes its bytes with [`decode_group_metadata`]); every
+/// other value is what [`decode_record`] gives.
+pub fn decode_record_tree(
+    topic: InternalTopic,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    tree: &mut Tree,
+) -> DecodedRecord<u32> {
+    tree.clear();
+    emit_record(topic, key, value, Expand::Nothing, tree)
+}
+
 fn emit_record<E: Emitter>(
     topic: InternalTopic,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
+    expand: Expand,
     e: &mut E,
 ) -> DecodedRecord<E::Piece> {
     let registry = match registry() {
@@ -375,7 +466,7 @@ fn emit_record<E: Emitter>(
     };
     match topic {
         InternalTopic::ConsumerOffsets | InternalTopic::ShareGroupState => {
-            coordinator_record(registry, topic, key, value, e)
+            coordinator_record(registry, topic, key, value, expand, e)
         }
         InternalTopic::TransactionState => transaction_record(registry, key, value, e),
         InternalTopic::ClusterMetadata | InternalTopic::RemoteLogMetadata => {

@@ -1,6 +1,7 @@
 //! Reading an internal topic's partition as a coordinator's loader does
 //! (`CoordinatorLoaderImpl.load`): every batch from the first segment to
 //! the last, each data record decoded by [`crate::schema::decode_record`]
+//! (in place, into one reused [`Tree`], for [`load_partition_in_place`])
 //! and handed on with its batch's producer id, each COMMIT or ABORT marker
 //! handed on as the end of that producer's transaction. Only one batch is
 //! in memory at a time; what does not read is reported with its file and
@@ -22,11 +23,14 @@ use crate::format::record::{ControlType, parse_control_record};
 use crate::inspect::cluster::capped::Capped;
 use crate::logdir::chunked::walk_batches;
 use crate::logdir::{LogDirError, Partition};
-use crate::schema::{Decoded, InternalTopic, decode_record};
+use crate::schema::topics::{decode_group_metadata, decode_record_tree};
+use crate::schema::tree::{Node, Tree};
+use crate::schema::{Decoded, InternalTopic};
 
-/// One step of a coordinator's load.
+/// One step of a coordinator's load; `J` is how the decoded JSON is
+/// handed on (`serde_json` values, or [`Node`]s of the load's [`Tree`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum LoadEvent<'a> {
+pub enum LoadEvent<'a, J> {
     /// A data record: its offset, its batch's producer id (-1 outside a
     /// transaction), its key's JSON and its value's data (`None`: a tombstone).
     Record {
@@ -35,11 +39,13 @@ pub enum LoadEvent<'a> {
         /// The batch's producer id.
         producer_id: i64,
         /// The decoded key (`{"type"|"version", "data"}`).
-        key: &'a Value,
+        key: J,
         /// The decoded value's `data`, `None` for a tombstone.
-        value: Option<&'a Value>,
+        value: Option<J>,
         /// The value's version (its first two bytes), `None` for a tombstone.
         value_version: Option<i16>,
+        /// The value's bytes as the log holds them, `None` for a tombstone.
+        raw_value: Option<&'a [u8]>,
     },
     /// A record whose key's type (`__consumer_offsets`) or version
     /// (`__transaction_state`) no schema describes, which Kafka's loader
@@ -56,7 +62,7 @@ pub enum LoadEvent<'a> {
         /// Offset of the record.
         offset: i64,
         /// The decoded value.
-        value: &'a Value,
+        value: J,
     },
     /// A COMMIT (`commit`) or ABORT marker.
     Marker {
@@ -91,7 +97,8 @@ struct Walk<'v> {
     file: String,
     problems: Capped<LoadProblem>,
     scratch: Vec<u8>,
-    visit: &'v mut dyn FnMut(LoadEvent<'_>),
+    tree: Tree,
+    visit: &'v mut dyn FnMut(LoadEvent<'_, Node<'_>>),
     /// One past the last offset read.
     next_offset: Option<i64>,
     /// Reading stopped at damage.
@@ -167,17 +174,18 @@ impl Walk<'_> {
                 });
                 continue;
             }
-            let d = decode_record(self.topic, record.key, record.value);
+            let d = decode_record_tree(self.topic, record.key, record.value, &mut self.tree);
+            let node = |piece: &u32| self.tree.node(*piece);
             let (key, value) = match (&d.key, &d.value) {
                 (Decoded::Null, Decoded::Json(v)) => {
                     (self.visit)(LoadEvent::Keyless {
                         offset: record.offset,
-                        value: v,
+                        value: node(v),
                     });
                     continue;
                 }
-                (Decoded::Json(k), Decoded::Json(v)) => (k, v.get("data")),
-                (Decoded::Json(k), Decoded::Null) => (k, None),
+                (Decoded::Json(k), Decoded::Json(v)) => (node(k), node(v).get("data")),
+                (Decoded::Json(k), Decoded::Null) => (node(k), None),
                 (Decoded::Failed(_), _) if unknown_record_type(self.topic, record.key) => {
                     (self.visit)(LoadEvent::UnknownType {
                         offset: record.offset,
@@ -204,6 +212,7 @@ impl Walk<'_> {
                 key,
                 value,
                 value_version: value.and(record_type(record.value)),
+                raw_value: value.and(record.value),
             });
         }
         drop(decoded);
@@ -242,19 +251,76 @@ fn unknown_record_type(topic: InternalTopic, key: Option<&[u8]>) -> bool {
 }
 
 /// Reads every segment of `partition` in order as records of `topic`,
-/// calling `visit` for each record and marker and `progress` with the
-/// bytes of each segment read; returns the problems met.
+/// calling `visit` for each record and marker, its JSON as values, and
+/// `progress` with the bytes of each segment read; returns the problems met.
 pub fn load_partition(
     partition: &Partition,
     topic: InternalTopic,
     progress: &mut dyn FnMut(u64),
-    visit: &mut dyn FnMut(LoadEvent<'_>),
+    visit: &mut dyn FnMut(LoadEvent<'_, &Value>),
+) -> Result<Capped<LoadProblem>, LogDirError> {
+    load_partition_in_place(partition, topic, progress, &mut |event| match event {
+        LoadEvent::Record {
+            offset,
+            producer_id,
+            key,
+            value,
+            value_version,
+            raw_value,
+        } => {
+            // The tree leaves a classic group's member protocols as bytes.
+            let classic = topic == InternalTopic::ConsumerOffsets
+                && key.get("type").and_then(Node::as_str) == Some("2");
+            let value = match (classic, raw_value) {
+                (true, Some(raw)) => decode_group_metadata(raw),
+                _ => value.map(Node::to_value),
+            };
+            visit(LoadEvent::Record {
+                offset,
+                producer_id,
+                key: &key.to_value(),
+                value: value.as_ref(),
+                value_version,
+                raw_value,
+            })
+        }
+        LoadEvent::Keyless { offset, value } => visit(LoadEvent::Keyless {
+            offset,
+            value: &value.to_value(),
+        }),
+        LoadEvent::UnknownType {
+            offset,
+            record_type,
+        } => visit(LoadEvent::UnknownType {
+            offset,
+            record_type,
+        }),
+        LoadEvent::Marker {
+            offset,
+            producer_id,
+            commit,
+        } => visit(LoadEvent::Marker {
+            offset,
+            producer_id,
+            commit,
+        }),
+    })
+}
+
+/// [`load_partition`], the JSON handed on as [`Node`]s of a tree reused
+/// from record to record (read what is needed; [`Node::to_value`] what is kept).
+pub fn load_partition_in_place(
+    partition: &Partition,
+    topic: InternalTopic,
+    progress: &mut dyn FnMut(u64),
+    visit: &mut dyn FnMut(LoadEvent<'_, Node<'_>>),
 ) -> Result<Capped<LoadProblem>, LogDirError> {
     let mut walk = Walk {
         topic,
         file: String::new(),
         problems: Capped::default(),
         scratch: Vec::new(),
+        tree: Tree::default(),
         visit,
         next_offset: None,
         stopped: false,

@@ -6,6 +6,7 @@
 //! Mirrors `CoordinatorLoaderImpl`, `GroupCoordinatorShard.replay`,
 //! `GroupMetadataManager.replay*` and `OffsetMetadataManager.replay*`.
 
+pub mod classic;
 pub mod filter;
 pub mod lag;
 pub mod load;

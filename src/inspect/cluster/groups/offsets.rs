@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::Value;
+use crate::schema::tree::Node;
 
 /// A topic-partition: the topic's name and the partition number.
 pub type TopicPartition = (String, i32);
@@ -31,15 +31,15 @@ pub struct CommittedOffset {
 impl CommittedOffset {
     /// Reads the `data` of a decoded `OffsetCommitValue` stored at
     /// `record_offset`; `None` when the offset field is missing.
-    pub fn from_value(record_offset: i64, data: &Value) -> Option<Self> {
-        let int = |name: &str| data.get(name).and_then(Value::as_i64);
+    pub fn from_value(record_offset: i64, data: Node<'_>) -> Option<Self> {
+        let int = |name: &str| data.get(name).and_then(Node::as_i64);
         let sentinel = |v: Option<i64>| v.filter(|&v| v != -1);
         Some(Self {
             offset: int("offset")?,
             leader_epoch: sentinel(int("leaderEpoch")).and_then(|v| i32::try_from(v).ok()),
             metadata: data
                 .get("metadata")
-                .and_then(Value::as_str)
+                .and_then(Node::as_str)
                 .unwrap_or_default()
                 .to_string(),
             commit_timestamp: int("commitTimestamp").unwrap_or(-1),
@@ -87,7 +87,14 @@ impl OffsetStore {
         } else {
             self.pending.entry(producer_id).or_default()
         };
-        target.entry(group.to_string()).or_default().insert(tp, o);
+        match target.get_mut(group) {
+            Some(by_tp) => {
+                by_tp.insert(tp, o);
+            }
+            None => {
+                target.insert(group.to_string(), BTreeMap::from([(tp, o)]));
+            }
+        }
     }
 
     /// A commit tombstone: deletes the committed offset and the pending
@@ -192,7 +199,9 @@ mod tests {
     #[test]
     fn sentinels_read_as_absent() {
         let v = serde_json::json!({"offset": 5, "leaderEpoch": -1, "metadata": "m", "commitTimestamp": 9, "expireTimestamp": -1});
-        let o = CommittedOffset::from_value(3, &v).unwrap();
+        let mut tree = crate::schema::tree::Tree::default();
+        let piece = crate::schema::emit::Emitter::value(&mut tree, &v);
+        let o = CommittedOffset::from_value(3, tree.node(piece)).unwrap();
         assert_eq!(
             (o.leader_epoch, o.expire_timestamp, o.metadata.as_str()),
             (None, None, "m")

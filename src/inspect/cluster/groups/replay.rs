@@ -14,9 +14,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::classic::ClassicData;
 use super::offsets::{CommittedOffset, MarkerOutcome, OffsetStore};
 use super::state::{Group, GroupType, LEAVE_GROUP_MEMBER_EPOCH, ModernMember};
 use crate::inspect::cluster::capped::Capped;
+use crate::schema::tree::Node;
 
 /// What the coordinator holds after replaying one partition.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -32,15 +34,15 @@ pub struct CoordinatorState {
     pub notes: Capped<String>,
 }
 
-fn text<'v>(data: &'v Value, name: &str) -> Option<&'v str> {
-    data.get(name).and_then(Value::as_str)
+fn text<'v>(data: Node<'v>, name: &str) -> Option<&'v str> {
+    data.get(name).and_then(Node::as_str)
 }
 
-fn int(data: &Value, name: &str) -> Option<i64> {
-    data.get(name).and_then(Value::as_i64)
+fn int(data: Node<'_>, name: &str) -> Option<i64> {
+    data.get(name).and_then(Node::as_i64)
 }
 
-fn epoch(data: &Value, name: &str) -> i32 {
+fn epoch(data: Node<'_>, name: &str) -> i32 {
     int(data, name)
         .and_then(|v| i32::try_from(v).ok())
         .unwrap_or(-1)
@@ -89,11 +91,19 @@ fn modern(record_type: i64) -> Option<(GroupType, Modern)> {
 impl CoordinatorState {
     /// Applies one decoded record at `offset` of a batch by `producer_id`:
     /// `key` is the key's JSON (`{"type", "data"}`), `value` the value's
-    /// data, `None` for a tombstone.
-    pub fn apply(&mut self, offset: i64, producer_id: i64, key: &Value, value: Option<&Value>) {
+    /// data and `raw` its bytes, `None` for a tombstone. A classic group's
+    /// metadata is kept as its bytes when given them ([`ClassicData`]).
+    pub fn apply(
+        &mut self,
+        offset: i64,
+        producer_id: i64,
+        key: Node<'_>,
+        value: Option<Node<'_>>,
+        raw: Option<&[u8]>,
+    ) {
         let record_type = key
             .get("type")
-            .and_then(Value::as_str)
+            .and_then(Node::as_str)
             .and_then(|t| t.parse::<i64>().ok());
         let Some(record_type) = record_type else {
             self.notes.push(format!(
@@ -101,11 +111,10 @@ impl CoordinatorState {
             ));
             return;
         };
-        let null = Value::Null;
-        let k = key.get("data").unwrap_or(&null);
+        let k = key.get("data").unwrap_or(Node::NULL);
         match record_type {
             0 | 1 => self.offset_commit(offset, producer_id, k, value),
-            2 => self.group_metadata(k, value),
+            2 => self.group_metadata(k, value, raw),
             15 => self.share_state_partition_metadata(offset, k, value),
             16 => self.regular_expression(offset, k, value),
             t => match modern(t) {
@@ -123,7 +132,13 @@ impl CoordinatorState {
         self.offsets.end_transaction(producer_id, commit)
     }
 
-    fn offset_commit(&mut self, offset: i64, producer_id: i64, k: &Value, value: Option<&Value>) {
+    fn offset_commit(
+        &mut self,
+        offset: i64,
+        producer_id: i64,
+        k: Node<'_>,
+        value: Option<Node<'_>>,
+    ) {
         let (Some(group), Some(topic), Some(partition)) = (
             text(k, "group"),
             text(k, "topic"),
@@ -147,13 +162,14 @@ impl CoordinatorState {
         };
         // A commit for an unknown group creates an empty classic group
         // (a "simple consumer group").
-        self.groups
-            .entry(group.to_string())
-            .or_insert_with(|| Group::new(GroupType::Classic));
+        if !self.groups.contains_key(group) {
+            self.groups
+                .insert(group.to_string(), Group::new(GroupType::Classic));
+        }
         self.offsets.commit(producer_id, group, tp, committed);
     }
 
-    fn group_metadata(&mut self, k: &Value, value: Option<&Value>) {
+    fn group_metadata(&mut self, k: Node<'_>, value: Option<Node<'_>>, raw: Option<&[u8]>) {
         let Some(id) = text(k, "group") else { return };
         match value {
             None => {
@@ -161,7 +177,10 @@ impl CoordinatorState {
             }
             Some(data) => {
                 let mut group = Group::new(GroupType::Classic);
-                group.classic = Some(data.clone());
+                group.classic = Some(match raw {
+                    Some(bytes) => ClassicData::from_bytes(bytes),
+                    None => ClassicData::from_data(data.to_value()),
+                });
                 self.groups.insert(id.to_string(), group);
             }
         }
@@ -201,7 +220,12 @@ impl CoordinatorState {
     /// Type 15: which share-partitions of a share group are initialised,
     /// initialising or being deleted; a tombstone for a missing group is
     /// ignored (Kafka 4.2 GroupMetadataManager.java:5999-6036).
-    fn share_state_partition_metadata(&mut self, offset: i64, k: &Value, value: Option<&Value>) {
+    fn share_state_partition_metadata(
+        &mut self,
+        offset: i64,
+        k: Node<'_>,
+        value: Option<Node<'_>>,
+    ) {
         let Some(id) = text(k, "groupId") else { return };
         match self.persisted(id, GroupType::Share, value.is_some()) {
             Err(why) if value.is_some() || !why.contains("does not exist") => {
@@ -212,14 +236,14 @@ impl CoordinatorState {
         match value {
             Some(v) => self
                 .share_state_partitions
-                .insert(id.to_string(), v.clone()),
+                .insert(id.to_string(), v.to_value()),
             None => self.share_state_partitions.remove(id),
         };
     }
 
     /// Type 16: a consumer group's resolved regular expression (Kafka 4.2
     /// GroupMetadataManager.java:5547-5580).
-    fn regular_expression(&mut self, offset: i64, k: &Value, value: Option<&Value>) {
+    fn regular_expression(&mut self, offset: i64, k: Node<'_>, value: Option<Node<'_>>) {
         let (Some(id), Some(regex)) = (text(k, "groupId"), text(k, "regularExpression")) else {
             return;
         };
@@ -227,7 +251,9 @@ impl CoordinatorState {
             Ok(None) => {}
             Ok(Some(group)) => match value {
                 Some(v) => {
-                    group.resolved_regexes.insert(regex.to_string(), v.clone());
+                    group
+                        .resolved_regexes
+                        .insert(regex.to_string(), v.to_value());
                 }
                 None => {
                     group.resolved_regexes.remove(regex);
@@ -248,8 +274,8 @@ impl CoordinatorState {
         offset: i64,
         group_type: GroupType,
         family: Modern,
-        k: &Value,
-        value: Option<&Value>,
+        k: Node<'_>,
+        value: Option<Node<'_>>,
     ) {
         let Some(id) = text(k, "groupId") else { return };
         let member_id = text(k, "memberId").unwrap_or_default().to_string();
@@ -287,7 +313,7 @@ impl CoordinatorState {
         share: bool,
         family: Modern,
         member_id: &str,
-        value: Option<&Value>,
+        value: Option<Node<'_>>,
     ) -> Outcome {
         let refuse = |why: &str| Outcome::Refused(why.to_string());
         let streams = group.group_type == GroupType::Streams;
@@ -300,7 +326,7 @@ impl CoordinatorState {
                 Outcome::Applied
             }
             (Modern::Topology, v) => {
-                group.topology = v.cloned();
+                group.topology = v.map(Node::to_value);
                 Outcome::Applied
             }
             (Modern::GroupEpoch, None) => {
@@ -315,7 +341,7 @@ impl CoordinatorState {
                 }
             }
             (Modern::PartitionMetadata, v) => {
-                group.partition_metadata = v.cloned();
+                group.partition_metadata = v.map(Node::to_value);
                 Outcome::Applied
             }
             (Modern::MemberMetadata, Some(v)) => {
@@ -323,7 +349,7 @@ impl CoordinatorState {
                     .members
                     .entry(member_id.to_string())
                     .or_default()
-                    .metadata = Some(v.clone());
+                    .metadata = Some(v.to_value());
                 Outcome::Applied
             }
             (Modern::MemberMetadata, None) => match group.members.get(member_id) {
@@ -354,7 +380,7 @@ impl CoordinatorState {
             (Modern::TargetAssignmentMember, Some(v)) => {
                 group
                     .target_assignment
-                    .insert(member_id.to_string(), v.clone());
+                    .insert(member_id.to_string(), v.to_value());
                 Outcome::Applied
             }
             (Modern::TargetAssignmentMember, None) => {
@@ -368,7 +394,7 @@ impl CoordinatorState {
                 let member = group.members.entry(member_id.to_string()).or_default();
                 member.member_epoch = epoch(v, "memberEpoch");
                 member.state = int(v, "state").unwrap_or(0);
-                member.current_assignment = Some(v.clone());
+                member.current_assignment = Some(v.to_value());
                 Outcome::Applied
             }
             (Modern::CurrentAssignment, None) => {
@@ -406,25 +432,48 @@ mod tests {
         json!({"type": t, "data": data})
     }
 
+    impl CoordinatorState {
+        /// [`CoordinatorState::apply`] of a key and value given as JSON.
+        fn apply_json(
+            &mut self,
+            offset: i64,
+            producer_id: i64,
+            key: &Value,
+            value: Option<&Value>,
+        ) {
+            use crate::schema::emit::Emitter;
+            let mut tree = crate::schema::tree::Tree::default();
+            let key = tree.value(key);
+            let value = value.map(|v| tree.value(v));
+            self.apply(
+                offset,
+                producer_id,
+                tree.node(key),
+                value.map(|v| tree.node(v)),
+                None,
+            );
+        }
+    }
+
     #[test]
     fn a_group_tombstone_removes_the_group_but_not_its_offsets() {
         let mut s = CoordinatorState::default();
         let commit = key("1", json!({"group": "g", "topic": "t", "partition": 0}));
-        s.apply(
+        s.apply_json(
             0,
             -1,
             &commit,
             Some(&json!({"offset": 5, "commitTimestamp": 1})),
         );
         assert_eq!(s.groups["g"].protocol_type(), None);
-        s.apply(
+        s.apply_json(
             1,
             -1,
             &key("2", json!({"group": "g"})),
             Some(&json!({"protocolType": "consumer", "generation": 1, "members": []})),
         );
         assert_eq!(s.groups["g"].protocol_type(), Some("consumer"));
-        s.apply(2, -1, &key("2", json!({"group": "g"})), None);
+        s.apply_json(2, -1, &key("2", json!({"group": "g"})), None);
         assert!(s.groups.is_empty());
         assert_eq!(s.offsets.committed["g"][&("t".into(), 0)].offset, 5);
     }
@@ -433,29 +482,29 @@ mod tests {
     fn a_member_leaves_only_after_its_assignment_tombstone() {
         let mut s = CoordinatorState::default();
         let member = key("5", json!({"groupId": "c", "memberId": "m"}));
-        s.apply(0, -1, &member, Some(&json!({"clientId": "x"})));
-        s.apply(1, -1, &member, None);
+        s.apply_json(0, -1, &member, Some(&json!({"clientId": "x"})));
+        s.apply_json(1, -1, &member, None);
         assert_eq!(s.notes.items.len(), 1);
-        s.apply(
+        s.apply_json(
             2,
             -1,
             &key("8", json!({"groupId": "c", "memberId": "m"})),
             None,
         );
-        s.apply(3, -1, &member, None);
+        s.apply_json(3, -1, &member, None);
         assert!(s.groups["c"].members.is_empty());
         // A new group's assignment epoch is 0, not -1: its tombstone must
         // come before the group's (ModernGroup's TimelineInteger starts at 0).
         assert_eq!(s.groups["c"].assignment_epoch, 0);
-        s.apply(4, -1, &key("3", json!({"groupId": "c"})), None);
+        s.apply_json(4, -1, &key("3", json!({"groupId": "c"})), None);
         assert_eq!(s.notes.items.len(), 2);
         assert!(s.groups.contains_key("c"));
-        s.apply(5, -1, &key("6", json!({"groupId": "c"})), None);
-        s.apply(6, -1, &key("3", json!({"groupId": "c"})), None);
+        s.apply_json(5, -1, &key("6", json!({"groupId": "c"})), None);
+        s.apply_json(6, -1, &key("3", json!({"groupId": "c"})), None);
         assert!(s.groups.is_empty());
         // Kafka 4.1 on replays type 15; its tombstone for a share group
         // that does not exist is ignored.
-        s.apply(7, -1, &key("15", json!({"groupId": "s"})), None);
+        s.apply_json(7, -1, &key("15", json!({"groupId": "s"})), None);
         assert_eq!(s.notes.items.len(), 2, "{:?}", s.notes);
     }
 
@@ -464,13 +513,13 @@ mod tests {
         let mut s = CoordinatorState::default();
         let g = json!({"groupId": "app"});
         let m = json!({"groupId": "app", "memberId": "m1"});
-        s.apply(
+        s.apply_json(
             0,
             -1,
             &key("17", g.clone()),
             Some(&json!({"epoch": 3, "validatedTopologyEpoch": 2})),
         );
-        s.apply(
+        s.apply_json(
             1,
             -1,
             &key("19", m.clone()),
@@ -479,34 +528,34 @@ mod tests {
         assert_eq!(s.groups["app"].group_type, GroupType::Streams);
         // No topology of the validated epoch yet.
         assert_eq!(s.groups["app"].state(), "NotReady");
-        s.apply(
+        s.apply_json(
             2,
             -1,
             &key("23", g.clone()),
             Some(&json!({"epoch": 2, "subtopologies": []})),
         );
         assert_eq!(s.groups["app"].state(), "Assigning");
-        s.apply(
+        s.apply_json(
             3,
             -1,
             &key("20", g.clone()),
             Some(&json!({"assignmentEpoch": 3})),
         );
-        s.apply(
+        s.apply_json(
             4,
             -1,
             &key("21", m.clone()),
             Some(&json!({"activeTasks": []})),
         );
         // State 1 is a streams member's STABLE.
-        s.apply(
+        s.apply_json(
             5,
             -1,
             &key("22", m.clone()),
             Some(&json!({"memberEpoch": 3, "state": 1})),
         );
         assert_eq!(s.groups["app"].state(), "Stable");
-        s.apply(
+        s.apply_json(
             6,
             -1,
             &key("22", m.clone()),
@@ -514,22 +563,22 @@ mod tests {
         );
         assert_eq!(s.groups["app"].state(), "Reconciling");
         // The group goes only once its members and assignment epoch have.
-        s.apply(7, -1, &key("17", g.clone()), None);
+        s.apply_json(7, -1, &key("17", g.clone()), None);
         assert_eq!(s.notes.items.len(), 1);
         for (i, (t, k)) in [("22", &m), ("21", &m), ("19", &m), ("20", &g), ("17", &g)]
             .into_iter()
             .enumerate()
         {
-            s.apply(8 + i as i64, -1, &key(t, k.clone()), None);
+            s.apply_json(8 + i as i64, -1, &key(t, k.clone()), None);
         }
         assert!(s.groups.is_empty(), "{:?} {:?}", s.groups, s.notes);
         assert_eq!(s.notes.items.len(), 1);
         // Tombstones for a streams group that is not there are ignored;
         // a streams record for a consumer group fails the load.
-        s.apply(20, -1, &key("23", g.clone()), None);
+        s.apply_json(20, -1, &key("23", g.clone()), None);
         assert!(s.groups.is_empty() && s.notes.items.len() == 1);
-        s.apply(21, -1, &key("3", g.clone()), Some(&json!({"epoch": 1})));
-        s.apply(22, -1, &key("17", g), Some(&json!({"epoch": 1})));
+        s.apply_json(21, -1, &key("3", g.clone()), Some(&json!({"epoch": 1})));
+        s.apply_json(22, -1, &key("17", g), Some(&json!({"epoch": 1})));
         assert!(s.notes.items[1].contains("is a consumer group, not a streams group"));
     }
 
@@ -540,20 +589,20 @@ mod tests {
             "16",
             json!({"groupId": "c", "regularExpression": "orders-.*"}),
         );
-        s.apply(
+        s.apply_json(
             0,
             -1,
             &k,
             Some(&json!({"topics": ["orders-1"], "version": 7, "timestamp": 1})),
         );
         assert_eq!(s.groups["c"].resolved_regexes["orders-.*"]["version"], 7);
-        s.apply(1, -1, &k, None);
+        s.apply_json(1, -1, &k, None);
         assert!(s.groups["c"].resolved_regexes.is_empty());
     }
 
     fn commit(s: &mut CoordinatorState, offset: i64, group: &str) {
         let k = key("1", json!({"group": group, "topic": "t", "partition": 0}));
-        s.apply(
+        s.apply_json(
             offset,
             -1,
             &k,
@@ -565,7 +614,7 @@ mod tests {
     fn a_consumer_group_replaces_only_a_simple_classic_group() {
         let mut s = CoordinatorState::default();
         commit(&mut s, 0, "simple");
-        s.apply(
+        s.apply_json(
             1,
             -1,
             &key("3", json!({"groupId": "simple"})),
@@ -574,13 +623,13 @@ mod tests {
         assert!(s.notes.is_empty(), "{:?}", s.notes);
         assert_eq!(s.groups["simple"].group_type, GroupType::Consumer);
         assert_eq!(s.groups["simple"].group_epoch, 4);
-        s.apply(
+        s.apply_json(
             2,
             -1,
             &key("2", json!({"group": "classic"})),
             Some(&json!({"protocolType": "consumer", "generation": 1, "members": []})),
         );
-        s.apply(
+        s.apply_json(
             3,
             -1,
             &key("3", json!({"groupId": "classic"})),
@@ -600,7 +649,7 @@ mod tests {
         let mut s = CoordinatorState::default();
         // Even a simple classic group is not replaced by a share group.
         commit(&mut s, 0, "g");
-        s.apply(
+        s.apply_json(
             1,
             -1,
             &key("11", json!({"groupId": "g"})),
@@ -612,13 +661,13 @@ mod tests {
         // group that does not exist: Kafka throws.
         for (i, t) in ["9", "12", "13", "14"].into_iter().enumerate() {
             let k = key(t, json!({"groupId": "missing", "memberId": "m"}));
-            s.apply(2, -1, &k, Some(&json!({})));
+            s.apply_json(2, -1, &k, Some(&json!({})));
             assert_eq!(s.notes.items.len(), i + 2, "type {t}");
             assert!(s.notes.items[i + 1].contains("share group missing does not exist"));
         }
         assert!(!s.groups.contains_key("missing"));
         // So does a tombstone for one.
-        s.apply(3, -1, &key("11", json!({"groupId": "missing"})), None);
+        s.apply_json(3, -1, &key("11", json!({"groupId": "missing"})), None);
         assert_eq!(s.notes.items.len(), 6);
     }
 }

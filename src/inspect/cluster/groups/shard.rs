@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use super::load::{LoadEvent, LoadProblem, load_partition};
+use super::load::{LoadEvent, LoadProblem, load_partition, load_partition_in_place};
 use super::replay::CoordinatorState;
 use super::share_state::ShareStateStore;
 use crate::inspect::cluster::capped::Capped;
@@ -30,7 +30,7 @@ pub fn load_shard(
     progress: &mut dyn FnMut(u64),
 ) -> Result<Shard, LogDirError> {
     let mut state = CoordinatorState::default();
-    let problems = load_partition(
+    let problems = load_partition_in_place(
         partition,
         InternalTopic::ConsumerOffsets,
         progress,
@@ -41,8 +41,9 @@ pub fn load_shard(
                 producer_id,
                 key,
                 value,
+                raw_value,
                 ..
-            } => state.apply(offset, producer_id, key, value),
+            } => state.apply(offset, producer_id, key, value, raw_value),
             LoadEvent::UnknownType {
                 offset,
                 record_type,

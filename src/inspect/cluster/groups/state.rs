@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::classic::ClassicData;
+
 /// Which protocol a group speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GroupType {
@@ -58,7 +60,7 @@ pub struct Group {
     /// Classic: the `GroupMetadataValue` data (protocol type, protocol,
     /// generation, leader, members with decoded subscriptions and
     /// assignments); `None` for a group created by an offset commit alone.
-    pub classic: Option<Value>,
+    pub classic: Option<ClassicData>,
     /// Modern groups: the group epoch (`…GroupMetadataValue.epoch`).
     pub group_epoch: i32,
     /// Modern groups: the target assignment epoch (0 for a new group, as
@@ -107,7 +109,7 @@ impl Group {
     }
 
     fn classic_field(&self, name: &str) -> Option<&Value> {
-        self.classic.as_ref().and_then(|c| c.get(name))
+        self.classic.as_ref().and_then(|c| c.data().get(name))
     }
 
     /// Classic groups' members as `GroupMetadataValue` holds them.
@@ -236,7 +238,9 @@ mod tests {
     fn a_classic_group_with_members_is_stable() {
         let mut g = Group::new(GroupType::Classic);
         assert_eq!((g.state(), g.protocol_type()), ("Empty", None));
-        g.classic = Some(json!({"protocolType": "consumer", "generation": 3, "members": [{}]}));
+        g.classic = Some(ClassicData::from_data(
+            json!({"protocolType": "consumer", "generation": 3, "members": [{}]}),
+        ));
         assert_eq!((g.state(), g.generation()), ("Stable", 3));
     }
 }

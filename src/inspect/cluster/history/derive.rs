@@ -2,14 +2,13 @@
 //! taken before it is applied ([`Before::of`]) and looked at again after
 //! ([`Before::changes`]): only that entity is copied, never the image.
 
-use serde_json::Value;
-
 use super::event::Change;
 use crate::inspect::cluster::metadata::apply::quota_entity;
 use crate::inspect::cluster::metadata::configs::ConfigMap;
 use crate::inspect::cluster::metadata::image::{
-    BrokerImage, MetadataImage, PartitionImage, QuotaEntity,
+    BrokerImage, MetadataImage, PartitionImage, QuotaEntity, TopicKey,
 };
+use crate::schema::tree::Node;
 
 /// The entity a record touches, as it was before the record.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,12 +40,12 @@ pub enum Before {
     ProducerIds(Option<crate::inspect::cluster::metadata::image::ProducerIds>),
 }
 
-fn text(data: &Value, name: &str) -> Option<String> {
-    data.get(name).and_then(Value::as_str).map(str::to_string)
+fn text(data: Node<'_>, name: &str) -> Option<String> {
+    data.get(name).and_then(Node::as_str).map(str::to_string)
 }
 
-fn int(data: &Value, name: &str) -> Option<i64> {
-    data.get(name).and_then(Value::as_i64)
+fn int(data: Node<'_>, name: &str) -> Option<i64> {
+    data.get(name).and_then(Node::as_i64)
 }
 
 /// The config map of a resource, as the image keys it.
@@ -67,17 +66,18 @@ fn config_value(image: &MetadataImage, kind: i8, resource: &str, name: &str) -> 
 }
 
 fn partition(image: &MetadataImage, topic_id: &str, id: i32) -> Option<PartitionImage> {
-    image.topics.get(topic_id)?.partitions.get(&id).cloned()
+    let topic = image.topics.get(&TopicKey::from(topic_id))?;
+    topic.partitions.get(&id).cloned()
 }
 
 impl Before {
     /// What the record of `kind` with fields `data` touches, in `image`
     /// before it is applied.
-    pub fn of(image: &MetadataImage, kind: &str, data: &Value) -> Self {
+    pub fn of(image: &MetadataImage, kind: &str, data: Node<'_>) -> Self {
         Self::touched(image, kind, data).unwrap_or(Self::Nothing)
     }
 
-    fn touched(image: &MetadataImage, kind: &str, data: &Value) -> Option<Self> {
+    fn touched(image: &MetadataImage, kind: &str, data: Node<'_>) -> Option<Self> {
         let broker = |field: &str| {
             let id = int(data, field)? as i32;
             let registers = kind == "REGISTER_BROKER_RECORD";
@@ -87,7 +87,7 @@ impl Before {
             "TOPIC_RECORD" => text(data, "topicId").map(Self::Topic),
             "REMOVE_TOPIC_RECORD" => {
                 let id = text(data, "topicId")?;
-                let t = image.topics.get(&id);
+                let t = image.topics.get(&TopicKey::from(id.as_str()));
                 let named = t.map(|t| (t.name.clone(), t.partitions.len()));
                 Some(Self::RemovedTopic(id, named))
             }

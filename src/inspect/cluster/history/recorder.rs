@@ -9,6 +9,7 @@ use super::event::{Change, Event, Status};
 use crate::format::BatchSummary;
 use crate::inspect::cluster::metadata::configs::SetBy;
 use crate::inspect::cluster::metadata::load::Replay;
+use crate::inspect::cluster::metadata::record::{MetadataRecord, types};
 use crate::inspect::cluster::metadata::replay::{Replayed, Replayer};
 
 /// An event of an open transaction, and whether the transaction decides
@@ -91,10 +92,10 @@ impl<F: FnMut(Event)> History<F> {
         self.replayer.finish()
     }
 
-    fn marker(&mut self, value: Result<&Value, String>, at: SetBy) {
+    fn marker(&mut self, record: MetadataRecord<'_>, at: SetBy) {
         let was_open = self.replayer.in_transaction();
-        let aborts = value_kind(&value) == Some("ABORT_TRANSACTION_RECORD");
-        self.replayer.record(value, at);
+        let aborts = record.api_key == types::ABORT_TRANSACTION;
+        self.replayer.record(Ok(record), at);
         match (was_open, self.replayer.in_transaction(), aborts) {
             (false, true, _) => self.pending = Some(Vec::new()),
             (true, false, true) => self.flush(Status::Aborted),
@@ -104,26 +105,21 @@ impl<F: FnMut(Event)> History<F> {
     }
 }
 
-fn value_kind<'v>(value: &Result<&'v Value, String>) -> Option<&'v str> {
-    value.as_ref().ok()?.get("type")?.as_str()
-}
-
 impl<F: FnMut(Event)> Replay for History<F> {
     fn batch(&mut self, batch: &BatchSummary) {
         self.timestamp = batch.max_timestamp;
         self.leader_epoch = batch.partition_leader_epoch;
     }
 
-    fn record(&mut self, value: Result<&Value, String>, at: SetBy) {
-        let (SetBy::Log { offset }, Ok(v)) = (at, &value) else {
+    fn record(&mut self, value: Result<MetadataRecord<'_>, String>, at: SetBy) {
+        let (SetBy::Log { offset }, Ok(record)) = (at, &value) else {
             return self.replayer.record(value, at);
         };
-        let kind = v.get("type").and_then(Value::as_str).unwrap_or("?");
-        if kind.ends_with("_TRANSACTION_RECORD") {
-            return self.marker(value, at);
+        let record = *record;
+        if record.kind.ends_with("_TRANSACTION_RECORD") {
+            return self.marker(record, at);
         }
-        let data = v.get("data").unwrap_or(&Value::Null);
-        let before = Before::of(self.replayer.image(), kind, data);
+        let before = Before::of(self.replayer.image(), record.kind, record.data);
         let refused = self.replayer.refused_count();
         self.replayer.record(value, at);
         if self.replayer.refused_count() == refused {
@@ -185,6 +181,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::inspect::cluster::metadata::record::testing::{record, tree_of};
 
     fn config(value: &str) -> Value {
         json!({"type": "CONFIG_RECORD", "version": 0, "data": {
@@ -215,8 +212,9 @@ mod tests {
             config("5"),
         ];
         for (offset, r) in records.iter().enumerate() {
+            let (tree, piece) = tree_of(r);
             h.record(
-                Ok(r),
+                Ok(record(&tree, piece)),
                 SetBy::Log {
                     offset: offset as i64,
                 },
@@ -256,7 +254,8 @@ mod tests {
         let mut h = History::new(Replayer::new(), |e| events.push(e));
         let change = json!({"type": "PARTITION_CHANGE_RECORD", "version": 0,
             "data": {"topicId": "x", "partitionId": 0, "leader": 1}});
-        h.record(Ok(&change), SetBy::Log { offset: 0 });
+        let (tree, piece) = tree_of(&change);
+        h.record(Ok(record(&tree, piece)), SetBy::Log { offset: 0 });
         assert_eq!(h.finish().refused.items.len(), 1);
         assert!(events.is_empty());
     }

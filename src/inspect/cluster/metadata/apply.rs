@@ -1,64 +1,75 @@
 //! One metadata record applied to the image, as `MetadataDelta.replay`
-//! dispatches it (Kafka: `metadata/src/main/java/org/apache/kafka/image/`
+//! dispatches it by record type (Kafka: `metadata/src/main/java/org/apache/kafka/image/`
 //! `TopicsDelta`, `ClusterDelta`, `FeaturesDelta`, `ConfigurationsDelta`,
-//! `ClientQuotasDelta`, `AclsDelta`, `ProducerIdsDelta`). The record is the
-//! decoder's `data` object, named by its `type` (`TOPIC_RECORD`, …); a
-//! record Kafka's delta would refuse (a change to a broker that is not
-//! registered, an unknown fencing value) is refused here with the reason
-//! and leaves the image as it was.
-
-use serde_json::Value;
+//! `ClientQuotasDelta`, `AclsDelta`, `ProducerIdsDelta`). The record's
+//! fields are the decoder's `data` object, read in place; a record Kafka's
+//! delta would refuse (a change to a broker that is not registered, an
+//! unknown fencing value) is refused here with the reason and leaves the
+//! image as it was.
 
 use super::configs::{ConfigValue, SetBy};
 use super::image::{
     BrokerImage, ControllerImage, Endpoint, MetadataImage, PartitionImage, ProducerIds,
-    QuotaEntity, SupportedFeature, TopicImage,
+    QuotaEntity, SupportedFeature, TopicImage, TopicKey,
 };
+use super::record::{MetadataRecord, types};
+use crate::schema::tree::Node;
 
 /// Why a record was not applied.
 pub type Refused = String;
 
-fn int(data: &Value, name: &str) -> Option<i64> {
-    data.get(name).and_then(Value::as_i64)
+fn int(data: Node<'_>, name: &str) -> Option<i64> {
+    data.get(name).and_then(Node::as_i64)
 }
 
-fn req_int(data: &Value, name: &str) -> Result<i64, Refused> {
+fn req_int(data: Node<'_>, name: &str) -> Result<i64, Refused> {
     int(data, name).ok_or_else(|| format!("no integer field {name}"))
 }
 
-fn text(data: &Value, name: &str) -> Option<String> {
-    data.get(name).and_then(Value::as_str).map(str::to_string)
+fn str_of<'t>(data: Node<'t>, name: &str) -> Option<&'t str> {
+    data.get(name).and_then(Node::as_str)
 }
 
-fn req_text(data: &Value, name: &str) -> Result<String, Refused> {
-    text(data, name).ok_or_else(|| format!("no string field {name}"))
+fn req_str<'t>(data: Node<'t>, name: &str) -> Result<&'t str, Refused> {
+    str_of(data, name).ok_or_else(|| format!("no string field {name}"))
+}
+
+fn text(data: Node<'_>, name: &str) -> Option<String> {
+    str_of(data, name).map(str::to_string)
+}
+
+fn req_text(data: Node<'_>, name: &str) -> Result<String, Refused> {
+    req_str(data, name).map(str::to_string)
+}
+
+fn flag(data: Node<'_>, name: &str) -> Option<bool> {
+    data.get(name).and_then(Node::as_bool)
 }
 
 /// An `[]int32` field; `None` when absent or null (a tagged field left at
 /// its null default: "did not change").
-fn ints(data: &Value, name: &str) -> Option<Vec<i32>> {
-    data.get(name)?.as_array().map(|a| {
-        a.iter()
-            .filter_map(Value::as_i64)
-            .map(|v| v as i32)
-            .collect()
-    })
+fn ints(data: Node<'_>, name: &str) -> Option<Vec<i32>> {
+    data.get(name)?
+        .as_array()
+        .map(|a| a.filter_map(Node::as_i64).map(|v| v as i32).collect())
 }
 
-fn texts(data: &Value, name: &str) -> Option<Vec<String>> {
-    data.get(name)?.as_array().map(|a| {
-        a.iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect()
-    })
+fn texts(data: Node<'_>, name: &str) -> Option<Vec<String>> {
+    data.get(name)?
+        .as_array()
+        .map(|a| a.filter_map(Node::as_str).map(str::to_string).collect())
 }
 
-fn supported_features(data: &Value) -> Vec<SupportedFeature> {
-    data.get("features")
-        .and_then(Value::as_array)
+/// The elements of an array field (none when absent or null).
+fn elements<'t>(data: Node<'t>, name: &str) -> impl Iterator<Item = Node<'t>> {
+    data.get(name)
+        .and_then(Node::as_array)
         .into_iter()
         .flatten()
+}
+
+fn supported_features(data: Node<'_>) -> Vec<SupportedFeature> {
+    elements(data, "features")
         .map(|f| SupportedFeature {
             name: text(f, "name").unwrap_or_default(),
             min: int(f, "minSupportedVersion").unwrap_or(0) as i16,
@@ -67,11 +78,8 @@ fn supported_features(data: &Value) -> Vec<SupportedFeature> {
         .collect()
 }
 
-fn endpoints(data: &Value) -> Vec<Endpoint> {
-    data.get("endPoints")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+fn endpoints(data: Node<'_>) -> Vec<Endpoint> {
+    elements(data, "endPoints")
         .map(|e| Endpoint {
             name: text(e, "name").unwrap_or_default(),
             host: text(e, "host").unwrap_or_default(),
@@ -81,35 +89,34 @@ fn endpoints(data: &Value) -> Vec<Endpoint> {
         .collect()
 }
 
-/// Applies the record of `kind` with fields `data` to `image`; `set_by`
-/// says where a config it sets was set.
+/// Applies `record` to `image`; `set_by` says where a config it sets was set.
 pub fn apply(
     image: &mut MetadataImage,
-    kind: &str,
-    data: &Value,
+    record: MetadataRecord<'_>,
     set_by: SetBy,
 ) -> Result<(), Refused> {
-    match kind {
-        "TOPIC_RECORD" => topic(image, data),
-        "PARTITION_RECORD" => partition(image, data),
-        "PARTITION_CHANGE_RECORD" => partition_change(image, data),
-        "REMOVE_TOPIC_RECORD" => remove_topic(image, data),
-        "CLEAR_ELR_RECORD" => clear_elr(image, data),
-        "REGISTER_BROKER_RECORD" => register_broker(image, data),
-        "UNREGISTER_BROKER_RECORD" => {
+    let data = record.data;
+    match record.api_key {
+        types::TOPIC => topic(image, data),
+        types::PARTITION => partition(image, data),
+        types::PARTITION_CHANGE => partition_change(image, data),
+        types::REMOVE_TOPIC => remove_topic(image, data),
+        types::CLEAR_ELR => clear_elr(image, data),
+        types::REGISTER_BROKER => register_broker(image, data),
+        types::UNREGISTER_BROKER => {
             image.brokers.remove(&(req_int(data, "brokerId")? as i32));
             Ok(())
         }
-        "FENCE_BROKER_RECORD" => change_broker(image, data, "id", "epoch", Some(true), None),
-        "UNFENCE_BROKER_RECORD" => change_broker(image, data, "id", "epoch", Some(false), None),
-        "BROKER_REGISTRATION_CHANGE_RECORD" => registration_change(image, data),
-        "REGISTER_CONTROLLER_RECORD" => register_controller(image, data),
-        "FEATURE_LEVEL_RECORD" => feature(image, data),
-        "CONFIG_RECORD" => config(image, data, set_by),
-        "CLIENT_QUOTA_RECORD" => client_quota(image, data),
-        "ACCESS_CONTROL_ENTRY_RECORD" => acl(image, data),
-        "REMOVE_ACCESS_CONTROL_ENTRY_RECORD" => remove_acl(image, data),
-        "PRODUCER_IDS_RECORD" => {
+        types::FENCE_BROKER => change_broker(image, data, "id", "epoch", Some(true), None),
+        types::UNFENCE_BROKER => change_broker(image, data, "id", "epoch", Some(false), None),
+        types::BROKER_REGISTRATION_CHANGE => registration_change(image, data),
+        types::REGISTER_CONTROLLER => register_controller(image, data),
+        types::FEATURE_LEVEL => feature(image, data),
+        types::CONFIG => config(image, data, set_by),
+        types::CLIENT_QUOTA => client_quota(image, data),
+        types::ACCESS_CONTROL_ENTRY => acl(image, data),
+        types::REMOVE_ACCESS_CONTROL_ENTRY => remove_acl(image, data),
+        types::PRODUCER_IDS => {
             image.producer_ids = Some(ProducerIds {
                 next_producer_id: req_int(data, "nextProducerId")?,
                 broker_id: int(data, "brokerId").unwrap_or(-1) as i32,
@@ -124,12 +131,12 @@ pub fn apply(
     }
 }
 
-fn topic(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+fn topic(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let id = req_text(data, "topicId")?;
     let name = req_text(data, "name")?;
     // A TopicRecord starts the topic afresh (`TopicsDelta.replay(TopicRecord)`).
     image.topics.insert(
-        id.clone(),
+        TopicKey::from(id.as_str()),
         TopicImage {
             name,
             id,
@@ -141,16 +148,16 @@ fn topic(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
 
 fn topic_mut<'i>(
     image: &'i mut MetadataImage,
-    data: &Value,
+    data: Node<'_>,
 ) -> Result<&'i mut TopicImage, Refused> {
-    let id = req_text(data, "topicId")?;
+    let id = req_str(data, "topicId")?;
     image
         .topics
-        .get_mut(&id)
+        .get_mut(&TopicKey::from(id))
         .ok_or_else(|| format!("no topic with id {id}"))
 }
 
-fn partition(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+fn partition(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let id = req_int(data, "partitionId")? as i32;
     let registration = PartitionImage {
         replicas: ints(data, "replicas").unwrap_or_default(),
@@ -172,17 +179,17 @@ fn partition(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
 /// `PartitionRegistration.merge`: each absent (null) field keeps its value;
 /// a leader other than -2 is a new leader and bumps the leader epoch; the
 /// partition epoch goes up by one at every change.
-fn partition_change(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+fn partition_change(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let id = req_int(data, "partitionId")? as i32;
     let topic = topic_mut(image, data)?;
-    let name = topic.name.clone();
-    let p = topic
-        .partitions
-        .get_mut(&id)
-        .ok_or_else(|| format!("no partition {name}-{id}"))?;
+    let Some(p) = topic.partitions.get_mut(&id) else {
+        return Err(format!("no partition {}-{id}", topic.name));
+    };
+    // Each list the record carries replaces the one there, in place.
     let keep = |field: &mut Vec<i32>, name: &str| {
-        if let Some(v) = ints(data, name) {
-            *field = v;
+        if let Some(items) = data.get(name).and_then(Node::as_array) {
+            field.clear();
+            field.extend(items.filter_map(Node::as_i64).map(|v| v as i32));
         }
     };
     keep(&mut p.replicas, "replicas");
@@ -214,8 +221,8 @@ fn partition_change(image: &mut MetadataImage, data: &Value) -> Result<(), Refus
 /// partition epoch, as a `PartitionChangeRecord` setting both empty does
 /// (`TopicsDelta.replay(ClearElrRecord)`, `TopicDelta.maybeClearElr`). A
 /// name no topic has is refused, as Kafka's delta throws on it.
-fn clear_elr(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
-    let name = text(data, "topicName").unwrap_or_default();
+fn clear_elr(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
+    let name = str_of(data, "topicName").unwrap_or_default();
     let mut found = false;
     for topic in image.topics.values_mut() {
         if !name.is_empty() && topic.name != name {
@@ -238,34 +245,28 @@ fn clear_elr(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
 }
 
 /// The topic goes, and with it its configs (`ConfigurationsDelta.replay(RemoveTopicRecord, …)`).
-fn remove_topic(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
-    let id = req_text(data, "topicId")?;
+fn remove_topic(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
+    let id = req_str(data, "topicId")?;
     let topic = image
         .topics
-        .remove(&id)
+        .remove(&TopicKey::from(id))
         .ok_or_else(|| format!("no topic with id {id} to remove"))?;
     image.configs.topics.remove(&topic.name);
     Ok(())
 }
 
-fn register_broker(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+fn register_broker(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let id = req_int(data, "brokerId")? as i32;
     let broker = BrokerImage {
         id,
         epoch: req_int(data, "brokerEpoch")?,
         incarnation_id: text(data, "incarnationId").unwrap_or_default(),
-        fenced: data.get("fenced").and_then(Value::as_bool).unwrap_or(true),
-        in_controlled_shutdown: data
-            .get("inControlledShutdown")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        fenced: flag(data, "fenced").unwrap_or(true),
+        in_controlled_shutdown: flag(data, "inControlledShutdown").unwrap_or(false),
         rack: text(data, "rack"),
         endpoints: endpoints(data),
         log_dirs: texts(data, "logDirs").unwrap_or_default(),
-        is_migrating_zk_broker: data
-            .get("isMigratingZkBroker")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
+        is_migrating_zk_broker: flag(data, "isMigratingZkBroker").unwrap_or(false),
         features: supported_features(data),
     };
     image.brokers.insert(id, broker);
@@ -276,7 +277,7 @@ fn register_broker(image: &mut MetadataImage, data: &Value) -> Result<(), Refuse
 /// (`ClusterDelta.getBrokerOrThrow`).
 fn change_broker(
     image: &mut MetadataImage,
-    data: &Value,
+    data: Node<'_>,
     id_field: &str,
     epoch_field: &str,
     fenced: Option<bool>,
@@ -307,7 +308,7 @@ fn change_broker(
 /// `inControlledShutdown`: 0 no change, 1 in controlled shutdown
 /// (`BrokerRegistrationInControlledShutdownChange`); `logDirs`, when not
 /// empty, replaces the broker's directories.
-fn registration_change(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+fn registration_change(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let fenced = match int(data, "fenced").unwrap_or(0) {
         -1 => Some(false),
         0 => None,
@@ -329,17 +330,14 @@ fn registration_change(image: &mut MetadataImage, data: &Value) -> Result<(), Re
     Ok(())
 }
 
-fn register_controller(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+fn register_controller(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let id = req_int(data, "controllerId")? as i32;
     image.controllers.insert(
         id,
         ControllerImage {
             id,
             incarnation_id: text(data, "incarnationId").unwrap_or_default(),
-            zk_migration_ready: data
-                .get("zkMigrationReady")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
+            zk_migration_ready: flag(data, "zkMigrationReady").unwrap_or(false),
             endpoints: endpoints(data),
             features: supported_features(data),
         },
@@ -351,7 +349,7 @@ fn register_controller(image: &mut MetadataImage, data: &Value) -> Result<(), Re
 /// is kept like the others here. A `kraft.version` record is skipped, as
 /// Kafka 4.0 on skips it (KAFKA-18979, `FeaturesDelta.java:69-72`): that
 /// level is KRaft's own, from its `KRaftVersionRecord` ([`super::quorum`]).
-fn feature(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+fn feature(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let name = req_text(data, "name")?;
     if name == "kraft.version" {
         return Ok(());
@@ -367,7 +365,7 @@ fn feature(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
 
 /// Resource type 2 is a topic, 4 a broker (an empty name: the cluster
 /// default); a null value deletes the config (`ConfigurationDelta.replay`).
-fn config(image: &mut MetadataImage, data: &Value, set_by: SetBy) -> Result<(), Refused> {
+fn config(image: &mut MetadataImage, data: Node<'_>, set_by: SetBy) -> Result<(), Refused> {
     let resource_type = req_int(data, "resourceType")? as i8;
     let resource = req_text(data, "resourceName")?;
     let name = req_text(data, "name")?;
@@ -403,11 +401,8 @@ fn config(image: &mut MetadataImage, data: &Value, set_by: SetBy) -> Result<(), 
 }
 
 /// The entity a `ClientQuotaRecord` names: its `(entityType, entityName)` pairs.
-pub fn quota_entity(data: &Value) -> QuotaEntity {
-    data.get("entity")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+pub fn quota_entity(data: Node<'_>) -> QuotaEntity {
+    elements(data, "entity")
         .map(|e| {
             (
                 text(e, "entityType").unwrap_or_default(),
@@ -417,10 +412,10 @@ pub fn quota_entity(data: &Value) -> QuotaEntity {
         .collect()
 }
 
-fn client_quota(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+fn client_quota(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let entity = quota_entity(data);
     let key = req_text(data, "key")?;
-    let remove = data.get("remove").and_then(Value::as_bool).unwrap_or(false);
+    let remove = flag(data, "remove").unwrap_or(false);
     if remove {
         if let Some(quotas) = image.client_quotas.get_mut(&entity) {
             quotas.remove(&key);
@@ -431,7 +426,7 @@ fn client_quota(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> 
     } else {
         let value = data
             .get("value")
-            .and_then(Value::as_f64)
+            .and_then(Node::as_f64)
             .ok_or("no number field value")?;
         image
             .client_quotas
@@ -442,7 +437,7 @@ fn client_quota(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> 
     Ok(())
 }
 
-fn acl(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+fn acl(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let id = req_text(data, "id")?;
     let describe = [
         "resourceType",
@@ -454,8 +449,10 @@ fn acl(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
         "permissionType",
     ]
     .map(|f| match data.get(f) {
-        Some(Value::String(s)) => s.clone(),
-        Some(v) => v.to_string(),
+        Some(v) => match v.as_str() {
+            Some(s) => s.to_string(),
+            None => v.to_value().to_string(),
+        },
         None => String::new(),
     })
     .join(" ");
@@ -464,7 +461,7 @@ fn acl(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
 }
 
 /// Removing an ACL the image does not hold is refused (`AclsDelta.replay`).
-fn remove_acl(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
+fn remove_acl(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let id = req_text(data, "id")?;
     image
         .acls
@@ -476,9 +473,10 @@ fn remove_acl(image: &mut MetadataImage, data: &Value) -> Result<(), Refused> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     use super::*;
+    use crate::inspect::cluster::metadata::record::testing::{record, tree_of};
 
     fn run(records: &[(&str, Value)]) -> (MetadataImage, Vec<Refused>) {
         let mut image = MetadataImage::default();
@@ -487,7 +485,8 @@ mod tests {
             let at = SetBy::Log {
                 offset: offset as i64,
             };
-            if let Err(e) = apply(&mut image, kind, data, at) {
+            let (tree, piece) = tree_of(&json!({"type": kind, "data": data}));
+            if let Err(e) = apply(&mut image, record(&tree, piece), at) {
                 refused.push(e);
             }
         }

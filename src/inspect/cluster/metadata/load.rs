@@ -21,6 +21,7 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use super::configs::SetBy;
+use super::record::{self, MetadataRecord};
 use super::replay::{Replayed, Replayer};
 use super::snapshot_check::check_snapshot;
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
@@ -29,7 +30,8 @@ use crate::logdir::chunked::walk_batches;
 use crate::logdir::file_name::parse_kraft_snapshot;
 use crate::logdir::{LogDirError, Partition};
 use crate::schema::control::decode_control;
-use crate::schema::{Decoded, InternalTopic, decode_record};
+use crate::schema::tree::Tree;
+use crate::schema::{Decoded, InternalTopic};
 
 /// The metadata partition's directory name.
 pub const METADATA_PARTITION: &str = "__cluster_metadata-0";
@@ -220,7 +222,7 @@ pub trait Replay {
     /// The batch whose records come next: its header.
     fn batch(&mut self, _batch: &BatchSummary) {}
     /// A metadata record, as [`Replayer::record`] takes it.
-    fn record(&mut self, value: Result<&serde_json::Value, String>, at: SetBy);
+    fn record(&mut self, value: Result<MetadataRecord<'_>, String>, at: SetBy);
     /// A KRaft control record, as [`Replayer::control`] takes it.
     fn control(
         &mut self,
@@ -231,7 +233,7 @@ pub trait Replay {
 }
 
 impl Replay for Replayer {
-    fn record(&mut self, value: Result<&serde_json::Value, String>, at: SetBy) {
+    fn record(&mut self, value: Result<MetadataRecord<'_>, String>, at: SetBy) {
         Replayer::record(self, value, at);
     }
     fn control(
@@ -288,6 +290,7 @@ pub fn replay_with<R: Replay>(
         end: None,
         warnings,
         scratch: Vec::new(),
+        tree: Tree::default(),
         done: false,
         progress,
     };
@@ -493,16 +496,6 @@ fn load_snapshot_file(
     })
 }
 
-/// The decoded value of a metadata record, or why it did not decode.
-fn decoded_value(key: Option<&[u8]>, value: Option<&[u8]>) -> Result<serde_json::Value, String> {
-    match decode_record(InternalTopic::ClusterMetadata, key, value).value {
-        Decoded::Json(v) => Ok(v),
-        Decoded::Failed(reason) => Err(reason),
-        Decoded::Null => Err("the record has no value".into()),
-        Decoded::NotDecoded => Err("the value was not decoded".into()),
-    }
-}
-
 /// Replays every metadata record of the snapshot at `path`; any batch that
 /// does not frame, fails its CRC or whose records do not parse is an error.
 fn read_snapshot(
@@ -512,11 +505,12 @@ fn read_snapshot(
     progress: &dyn Fn(u64),
 ) -> Result<(), LogDirError> {
     let mut scratch = Vec::new();
+    let mut tree = Tree::default();
     let mut failure = None;
     let set_by = SetBy::Snapshot { end_offset };
     let end = walk_batches(path, |batch| {
         progress(batch.size());
-        match batch_records(batch, &mut scratch, |_, entry| {
+        match batch_records(batch, &mut scratch, &mut tree, |_, entry| {
             entry.replay(replayer, set_by)
         }) {
             Ok(()) => ControlFlow::Continue(()),
@@ -535,7 +529,7 @@ fn read_snapshot(
 /// A record of a batch, decoded: a metadata record's value, or a KRaft
 /// control record's key and value (or why it did not decode).
 enum Entry<'v> {
-    Metadata(Result<&'v serde_json::Value, String>),
+    Metadata(Result<MetadataRecord<'v>, String>),
     Control(
         Option<&'v serde_json::Value>,
         Result<&'v serde_json::Value, String>,
@@ -558,6 +552,7 @@ impl Entry<'_> {
 fn batch_records(
     batch: &FileBatch<'_>,
     scratch: &mut Vec<u8>,
+    tree: &mut Tree,
     mut visit: impl FnMut(i64, Entry<'_>),
 ) -> Result<(), FormatError> {
     let summary = batch.summary(scratch, DEFAULT_DECOMPRESS_LIMIT)?;
@@ -577,10 +572,9 @@ fn batch_records(
             };
             visit(record.offset, Entry::Control(key, value));
         } else {
-            let value = decoded_value(record.key, record.value);
             visit(
                 record.offset,
-                Entry::Metadata(value.as_ref().map_err(Clone::clone)),
+                Entry::Metadata(record::decode(record.value, tree)),
             );
         }
     }
@@ -601,6 +595,7 @@ struct LogWalk<'p, R> {
     end: Option<i64>,
     warnings: Vec<String>,
     scratch: Vec<u8>,
+    tree: Tree,
     done: bool,
     progress: &'p dyn Fn(u64),
 }
@@ -646,7 +641,7 @@ impl<R: Replay> LogWalk<'_, R> {
         self.replayer.batch(&summary);
         let mut last = self.last;
         let replayer = &mut self.replayer;
-        let result = batch_records(batch, &mut self.scratch, |offset, entry| {
+        let result = batch_records(batch, &mut self.scratch, &mut self.tree, |offset, entry| {
             if (from..=target).contains(&offset) {
                 entry.replay(replayer, SetBy::Log { offset });
                 last = offset;

@@ -5,7 +5,7 @@
 //! brokers, features, quotas, ACLs, producer ids ([`image`]), the
 //! dynamic configs ([`configs`]) and the KRaft voters ([`quorum`]). [`load`] finds the snapshot and the log
 //! and walks them, [`replay`] applies records in order with metadata
-//! transactions, [`apply`] applies one record; [`health`] judges each
+//! transactions, [`apply`] applies one record ([`record`], decoded in place); [`health`] judges each
 //! partition as kafka-topics does; [`stray`] matches a log dir's
 //! partition directories to the image; [`snapshot_check`] and
 //! [`bootstrap_check`] read snapshots and `bootstrap.checkpoint` as the
@@ -18,6 +18,7 @@ pub mod health;
 pub mod image;
 pub mod load;
 pub mod quorum;
+pub mod record;
 pub mod replay;
 pub mod snapshot_check;
 pub mod stray;

@@ -25,7 +25,9 @@ use super::apply::apply;
 use super::configs::SetBy;
 use super::image::MetadataImage;
 use super::quorum::Quorum;
+use super::record::{MetadataRecord, types};
 use crate::inspect::cluster::capped::Capped;
+use crate::schema::tree::Node;
 
 /// A metadata transaction: where it began, its name, how many records it holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,26 +113,25 @@ impl Replayer {
         });
     }
 
-    /// Replays one record: `value` is its decoded value
-    /// (`{"type", "version", "data"}`), or why it did not decode.
-    pub fn record(&mut self, value: Result<&Value, String>, at: SetBy) {
+    /// Replays one record: `value` is the decoded record, or why it did
+    /// not decode.
+    pub fn record(&mut self, value: Result<MetadataRecord<'_>, String>, at: SetBy) {
         self.out.records += 1;
-        let value = match value {
-            Ok(v) => v,
+        let record = match value {
+            Ok(r) => r,
             Err(reason) => return self.refuse(at, "?", reason),
         };
-        let kind = value.get("type").and_then(Value::as_str).unwrap_or("?");
-        let data = value.get("data").unwrap_or(&Value::Null);
-        match kind {
-            "BEGIN_TRANSACTION_RECORD" => self.begin(data, at),
-            "END_TRANSACTION_RECORD" => match self.before.take() {
+        let (kind, data) = (record.kind, record.data);
+        match record.api_key {
+            types::BEGIN_TRANSACTION => self.begin(data, at),
+            types::END_TRANSACTION => match self.before.take() {
                 Some(_) => {}
                 None => self.refuse(at, kind, "no transaction is open".into()),
             },
-            "ABORT_TRANSACTION_RECORD" => match self.before.take() {
+            types::ABORT_TRANSACTION => match self.before.take() {
                 Some((image, mut txn)) => {
                     self.out.image = image;
-                    let reason = data.get("reason").and_then(Value::as_str);
+                    let reason = data.get("reason").and_then(Node::as_str);
                     txn.aborted = Some((at, reason.unwrap_or_default().to_string()));
                     self.out.aborted.push(txn);
                 }
@@ -140,7 +141,7 @@ impl Replayer {
                 if let Some((_, txn)) = &mut self.before {
                     txn.records += 1;
                 }
-                if let Err(reason) = apply(&mut self.out.image, kind, data, at) {
+                if let Err(reason) = apply(&mut self.out.image, record, at) {
                     self.refuse(at, kind, reason);
                 }
             }
@@ -166,12 +167,12 @@ impl Replayer {
         }
     }
 
-    fn begin(&mut self, data: &Value, at: SetBy) {
+    fn begin(&mut self, data: Node<'_>, at: SetBy) {
         if let Some((_, open)) = &self.before {
             let reason = format!("a transaction is already open since {}", open.begin);
             return self.refuse(at, "BEGIN_TRANSACTION_RECORD", reason);
         }
-        let name = data.get("name").and_then(Value::as_str).unwrap_or_default();
+        let name = data.get("name").and_then(Node::as_str).unwrap_or_default();
         let txn = Transaction {
             begin: at,
             name: name.to_string(),
@@ -197,12 +198,14 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::inspect::cluster::metadata::record::testing::{record, tree_of};
 
     fn run(records: &[serde_json::Value]) -> Replayed {
         let mut r = Replayer::new();
         for (offset, v) in records.iter().enumerate() {
+            let (tree, piece) = tree_of(v);
             r.record(
-                Ok(v),
+                Ok(record(&tree, piece)),
                 SetBy::Log {
                     offset: offset as i64,
                 },
