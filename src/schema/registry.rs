@@ -103,7 +103,7 @@ impl Registry {
         let mut api_keys: BTreeMap<String, BTreeMap<i16, (usize, String)>> = BTreeMap::new();
         for (i, file) in files.iter().enumerate() {
             if let (None, Some(key)) = (&file.variant, file.spec.api_key) {
-                let name = super::topics::record_type_name(&file.spec.name);
+                let name = super::spec::record_type_name(&file.spec.name);
                 let keys = api_keys.entry(file.folder.clone()).or_default();
                 keys.entry(key).or_insert((i, name));
             }
@@ -190,7 +190,7 @@ impl Registry {
     }
 
     /// The record schema of `folder` with this `apiKey`, and the record
-    /// type's name ([`super::topics::record_type_name`] of the schema's).
+    /// type's name ([`super::spec::record_type_name`] of the schema's).
     pub fn record_type(&self, folder: &str, api_key: i16) -> Option<(&MessageSpec, &str)> {
         let (i, name) = self.api_keys.get(folder)?.get(&api_key)?;
         Some((self.at(*i)?, name.as_str()))

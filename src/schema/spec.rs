@@ -303,10 +303,38 @@ impl MessageSpec {
     }
 }
 
+/// `ZkMigrationStateRecord` -> `ZK_MIGRATION_STATE_RECORD`, the name Kafka's
+/// generated `MetadataRecordType` gives a record.
+pub fn record_type_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 8);
+    let mut previous_upper = true;
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            if !previous_upper {
+                out.push('_');
+            }
+            previous_upper = true;
+        } else {
+            previous_upper = false;
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_names_become_kafkas_enum_names() {
+        assert_eq!(
+            record_type_name("ZkMigrationStateRecord"),
+            "ZK_MIGRATION_STATE_RECORD"
+        );
+        assert_eq!(record_type_name("TopicRecord"), "TOPIC_RECORD");
+    }
 
     #[test]
     fn version_ranges_parse_as_the_schemas_write_them() {

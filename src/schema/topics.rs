@@ -297,25 +297,6 @@ fn transaction_record<E: Emitter>(
     DecodedRecord { key, value }
 }
 
-/// `ZkMigrationStateRecord` -> `ZK_MIGRATION_STATE_RECORD`, the name Kafka's
-/// generated `MetadataRecordType` gives a record.
-pub fn record_type_name(name: &str) -> String {
-    let mut out = String::with_capacity(name.len() + 8);
-    let mut previous_upper = true;
-    for c in name.chars() {
-        if c.is_ascii_uppercase() {
-            if !previous_upper {
-                out.push('_');
-            }
-            previous_upper = true;
-        } else {
-            previous_upper = false;
-        }
-        out.push(c.to_ascii_uppercase());
-    }
-    out
-}
-
 /// A framed metadata record (`__cluster_metadata`, `__remote_log_metadata`):
 /// unsigned varints frame version (1), record type and version, then the
 /// record and nothing after it.
@@ -565,15 +546,6 @@ mod tests {
             InternalTopic::of_partition_dir("__consumer_offsets-x"),
             None
         );
-    }
-
-    #[test]
-    fn record_names_become_kafkas_enum_names() {
-        assert_eq!(
-            record_type_name("ZkMigrationStateRecord"),
-            "ZK_MIGRATION_STATE_RECORD"
-        );
-        assert_eq!(record_type_name("TopicRecord"), "TOPIC_RECORD");
     }
 
     #[test]

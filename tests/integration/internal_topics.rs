@@ -10,7 +10,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use kseg::schema::registry::{embedded, registry};
-use kseg::schema::topics::record_type_name;
+use kseg::schema::spec::record_type_name;
 use kseg::schema::{Decoded, InternalTopic, decode_record};
 
 use super::corpus::{cases, decode_base64};
