@@ -23,7 +23,11 @@ present=""
 for m in $modules; do
   if git --git-dir="$git_dir" cat-file -e "$commit:$m" 2>/dev/null; then present="$present $m"; fi
 done
-git --git-dir="$git_dir" archive "$commit" $present build.gradle | tar -x -C "$work/src"
+# Before 3.9 the transaction log's messages are core's; only their schemas
+# are taken (the rest of core is Scala).
+core_messages=core/src/main/resources/common/message
+git --git-dir="$git_dir" cat-file -e "$commit:$core_messages" 2>/dev/null || core_messages=""
+git --git-dir="$git_dir" archive "$commit" $present $core_messages build.gradle | tar -x -C "$work/src"
 
 # Stand-ins for third-party classes Debian lacks (the lab's own code).
 "$lab/stubs.sh" "$work/stubs"
@@ -79,9 +83,16 @@ data=""
 # The tiered-storage case needs the remote log metadata serde (3.6 on).
 remote=""
 [ -f "$work/src/storage/src/main/java/org/apache/kafka/server/log/remote/metadata/storage/serialization/RemoteLogMetadataSerde.java" ] && remote="$lab/src/remote/RemoteCase.java"
+# The transaction case names TransactionVersion (3.9 on) and the
+# coordinator's TransactionState (Java from 4.1) by reflection.
+txn=""
+for f in server-common/src/main/java/org/apache/kafka/server/common/TransactionVersion.java \
+         transaction-coordinator/src/main/java/org/apache/kafka/coordinator/transaction/TransactionState.java; do
+  [ -f "$work/src/$f" ] && txn="$txn $work/src/$f"
+done
 echo "== javac (harness + what it reaches)"
 nice javac -nowarn -proc:none -d "$work/classes" -cp "$cp" -sourcepath "$sp" \
-  "$lab"/src/*.java $data $remote $serdes $(find "$work/gen" -name '*.java') 2>&1 | grep -v '^Note:' || true
+  "$lab"/src/*.java $data $remote $txn $serdes $(find "$work/gen" -name '*.java') 2>&1 | grep -v '^Note:' || true
 [ -f "$work/classes/KsegLab.class" ] || { echo "javac failed" >&2; exit 1; }
 
 echo "== harness"

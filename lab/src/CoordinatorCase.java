@@ -195,6 +195,11 @@ final class CoordinatorCase {
         return b.toString();
     }
 
+    /** Kafka's reading of this case's records, for another case of the same topic. */
+    LogView.Decoder reader() {
+        return new Reader();
+    }
+
     /** Kafka's reading of a coordinator record: the serde, then the generated JSON converters. */
     private final class Reader implements LogView.Decoder {
         private Object decode(ByteBuffer key, ByteBuffer value) throws Exception {

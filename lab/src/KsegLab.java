@@ -74,6 +74,8 @@ public final class KsegLab {
         } catch (ClassNotFoundException e) {
             System.out.println("no remote log metadata case: this release has no tiered storage");
         }
+        TxnCase.write(lab);
+        GroupsCase.write(lab);
     }
 
     // ---- shared pieces ----

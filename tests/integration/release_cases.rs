@@ -268,7 +268,8 @@ fn renamed(release: &str, json: Value) -> Value {
 }
 
 /// What a record is, for the report: `type 16 v0` or `type 16
-/// tombstone` (coordinator records: key type, value version),
+/// tombstone` (coordinator records: key type, value version; `key v0 v1`
+/// for the transaction log, whose keys are version-prefixed),
 /// `CLEAR_ELR_RECORD v0` (metadata), `KRAFT_VOTERS v0` (control).
 fn kind(record: &Value) -> String {
     let (key, value) = (&record["key"], &record["value"]);
@@ -284,9 +285,14 @@ fn kind(record: &Value) -> String {
     }
     let version = match value.get("version") {
         Some(Value::String(v)) => format!("v{v}"),
+        Some(Value::Number(v)) => format!("v{v}"),
         _ => "tombstone".to_string(),
     };
-    format!("type {} {version}", key["type"].as_str().unwrap_or("?"))
+    match key["type"].as_str() {
+        Some(t) => format!("type {t} {version}"),
+        // A transaction log record: its key's 2-byte prefix.
+        None => format!("key v{} {version}", key["version"]),
+    }
 }
 
 /// One test per release and case, named `release_<release>_<case>`
@@ -427,6 +433,53 @@ release_case!(
     release_4_2_internal_remote_log_metadata,
     "4.2",
     "internal-remote-log-metadata"
+);
+
+release_case!(
+    release_3_6_internal_transaction_state,
+    "3.6",
+    "internal-transaction-state"
+);
+release_case!(
+    release_3_7_internal_transaction_state,
+    "3.7",
+    "internal-transaction-state"
+);
+release_case!(
+    release_3_8_internal_transaction_state,
+    "3.8",
+    "internal-transaction-state"
+);
+release_case!(
+    release_3_9_internal_transaction_state,
+    "3.9",
+    "internal-transaction-state"
+);
+release_case!(
+    release_4_0_internal_transaction_state,
+    "4.0",
+    "internal-transaction-state"
+);
+release_case!(
+    release_4_1_internal_transaction_state,
+    "4.1",
+    "internal-transaction-state"
+);
+release_case!(
+    release_4_2_internal_transaction_state,
+    "4.2",
+    "internal-transaction-state"
+);
+
+release_case!(
+    release_4_1_internal_consumer_offsets_groups,
+    "4.1",
+    "internal-consumer-offsets-groups"
+);
+release_case!(
+    release_4_2_internal_consumer_offsets_groups,
+    "4.2",
+    "internal-consumer-offsets-groups"
 );
 
 #[test]

@@ -132,9 +132,12 @@ pub fn unpacked(release: &str) -> PathBuf {
         crc32fast::hash(&bytes)
     ));
     if !dir.is_dir() {
+        // Tests of one process unpack in parallel threads: each its own.
+        static UNPACKING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let tmp = base.join(format!(
-            "kseg-release-unpacking-{release}-{}",
-            std::process::id()
+            "kseg-release-unpacking-{release}-{}-{}",
+            std::process::id(),
+            UNPACKING.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         let _ = std::fs::remove_dir_all(&tmp);
         let decoder = zstd::stream::read::Decoder::new(bytes.as_slice()).unwrap();

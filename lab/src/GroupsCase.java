@@ -1,0 +1,315 @@
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.record.MemoryRecords;
+import org.apache.kafka.common.record.SimpleRecord;
+
+import java.io.File;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The lab's modern groups case (4.1 on, where the group coordinator has
+ * streams groups): a `__consumer_offsets-0` partition telling one coherent
+ * story of a streams group (topology, members joining, target and current
+ * assignments, a member leaving, offset commits) and a share group (members,
+ * assignments, share-partition initialisation, a member leaving). Each
+ * record's story fields are set on a seeded random template (the rest stay
+ * random), the message built by the release's generated JSON converter,
+ * serialized by the release's own serde; read back as CoordinatorCase does.
+ */
+public final class GroupsCase {
+    private static final String PKG = "org.apache.kafka.coordinator.group.generated";
+    private static final String TOPIC_ID = "Q2xpY2tzQUFBQUFBQUFBQQ";
+
+    private final KsegLab lab;
+    private final Map<String, JsonNode> schemas;
+    private final Object serde;
+    private final Method serializeKey;
+    private final Method serializeValue;
+    private final Class<?> recordClass;
+    private final List<MemoryRecords> batches = new ArrayList<>();
+    private final List<String> told = new ArrayList<>();
+    private long offset = 0;
+    private long clock = KsegLab.BASE_TIME + 7_200_000L;
+    private long seed = 901;
+
+    private GroupsCase(KsegLab lab) throws Exception {
+        this.lab = lab;
+        this.schemas = Schemas.load(lab.schemaDir("group-coordinator", "common/message"));
+        this.serde = Class.forName("org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde").getConstructor().newInstance();
+        Method k = null, v = null;
+        for (Method m : serde.getClass().getMethods()) {
+            if (m.isBridge()) continue;
+            if (m.getName().equals("serializeKey") && m.getParameterCount() == 1) k = m;
+            if (m.getName().equals("serializeValue") && m.getParameterCount() == 1) v = m;
+        }
+        this.serializeKey = k;
+        this.serializeValue = v;
+        this.recordClass = k.getParameterTypes()[0];
+    }
+
+    /** Entry point of the harness: only where the release has streams groups. */
+    public static void write(KsegLab lab) throws Exception {
+        if (!new File(lab.schemaDir("group-coordinator", "common/message"), "StreamsGroupMetadataKey.json").isFile()) {
+            System.out.println("no modern groups case: this release has no streams groups");
+            return;
+        }
+        new GroupsCase(lab).run();
+    }
+
+    /** This case alone, into a scratch dir built before: GroupsCase <src> <out>/<release> <release> <commit>. */
+    public static void main(String[] args) throws Exception {
+        write(new KsegLab(new File(args[0]), new File(args[1]), args[2], args[3]));
+    }
+
+    private static ObjectNode obj() {
+        return KsegLab.JSON.createObjectNode();
+    }
+
+    /** A list of {subtopologyId, partitions} (streams tasks) or {topicId, partitions} (share partitions). */
+    private static ArrayNode ids(String idField, String id, int... partitions) {
+        ArrayNode a = KsegLab.JSON.createArrayNode();
+        if (partitions.length == 0) return a;
+        ObjectNode o = a.addObject();
+        o.put(idField, id);
+        ArrayNode p = o.putArray("partitions");
+        for (int x : partitions) p.add(x);
+        return a;
+    }
+
+    private static ArrayNode tasks(int... partitions) {
+        return ids("subtopologyId", "0", partitions);
+    }
+
+    private static ArrayNode shared(int... partitions) {
+        return ids("topicId", TOPIC_ID, partitions);
+    }
+
+    private ApiMessage fromJson(String name, JsonNode json, int version) throws Exception {
+        Class<?> c = Class.forName(PKG + "." + name + "JsonConverter");
+        return (ApiMessage) c.getMethod("read", JsonNode.class, short.class).invoke(null, json, (short) version);
+    }
+
+    /** A value: a seeded random template of the release's schema, the story's fields set over it. */
+    private ApiMessage value(String name, int version, ObjectNode set) throws Exception {
+        ApiMessage template = KsegLab.newMessage(PKG, name);
+        new Filler(seed++, 0).fill(template, schemas.get(name), version);
+        ObjectNode json = (ObjectNode) KsegLab.converterJson(template, version);
+        set.fields().forEachRemaining(e -> json.set(e.getKey(), e.getValue()));
+        return fromJson(name, json, version);
+    }
+
+    /** One record (a tombstone when `set` is null), one record a batch as the coordinator appends a write. */
+    private void record(String family, ObjectNode key, ObjectNode set, int version, String what) throws Exception {
+        clock += 1000;
+        ApiMessage k = fromJson(family + "Key", key, 0);
+        Object rec;
+        if (set == null) {
+            rec = KsegLab.staticMethod(recordClass, "tombstone", 1).invoke(null, k);
+        } else {
+            rec = KsegLab.staticMethod(recordClass, "record", 2).invoke(null, k, KsegLab.mav(value(family + "Value", version, set), version));
+        }
+        byte[] v = set == null ? null : (byte[]) serializeValue.invoke(serde, rec);
+        List<SimpleRecord> one = new ArrayList<>();
+        one.add(new SimpleRecord(clock, (byte[]) serializeKey.invoke(serde, rec), v));
+        batches.add(KsegLab.batch(offset++, one));
+        told.add(family + (set == null ? " tombstone" : " v" + version) + ": " + what);
+    }
+
+    private static ObjectNode group(String id) {
+        ObjectNode k = obj();
+        k.put("groupId", id);
+        return k;
+    }
+
+    private static ObjectNode member(String id, String member) {
+        ObjectNode k = group(id);
+        k.put("memberId", member);
+        return k;
+    }
+
+    private boolean has(String schema, String field) {
+        for (JsonNode f : schemas.get(schema).get("fields")) if (f.get("name").asText().equals(field)) return true;
+        return false;
+    }
+
+    private void streams() throws Exception {
+        String g = "orders-app";
+        ObjectNode topology = (ObjectNode) KsegLab.converterJson(templateOf("StreamsGroupTopologyValue"), 0);
+        ObjectNode sub = (ObjectNode) topology.get("subtopologies").get(0);
+        sub.put("subtopologyId", "0");
+        sub.putArray("sourceTopics").add("orders");
+        ObjectNode t = obj();
+        t.put("epoch", 1);
+        t.putArray("subtopologies").add(sub);
+        record("StreamsGroupTopology", group(g), t, 0, g + " topology epoch 1, subtopology 0 reading orders");
+        record("StreamsGroupMetadata", group(g), groupEpoch(1), 0, g + " group epoch 1"
+            + (has("StreamsGroupMetadataValue", "ValidatedTopologyEpoch") ? ", validated topology epoch 1" : ""));
+        for (String m : new String[] {"m1", "m2"}) {
+            ObjectNode md = obj();
+            md.put("topologyEpoch", 1);
+            record("StreamsGroupMemberMetadata", member(g, m), md, 0, g + " member " + m + " joins");
+        }
+        record("StreamsGroupTargetAssignmentMember", member(g, "m1"), streamsTarget(0, 1), 0, g + " m1 target: tasks 0_0 0_1");
+        record("StreamsGroupTargetAssignmentMember", member(g, "m2"), streamsTarget(2), 0, g + " m2 target: task 0_2");
+        record("StreamsGroupTargetAssignmentMetadata", group(g), assignmentEpoch(1), 0, g + " target assignment epoch 1");
+        record("StreamsGroupCurrentMemberAssignment", member(g, "m1"), streamsCurrent(1, 0, 1, tasks(0, 1)), 0, g + " m1 epoch 1 STABLE");
+        record("StreamsGroupCurrentMemberAssignment", member(g, "m2"), streamsCurrent(1, 0, 1, tasks(2)), 0, g + " m2 epoch 1 STABLE");
+        commit(g, "orders", 0, 100);
+        commit(g, "orders", 1, 40);
+        ObjectNode md = obj();
+        md.put("topologyEpoch", 1);
+        record("StreamsGroupMemberMetadata", member(g, "m3"), md, 0, g + " member m3 joins");
+        record("StreamsGroupMetadata", group(g), groupEpoch(2), 0, g + " group epoch 2");
+        record("StreamsGroupTargetAssignmentMember", member(g, "m1"), streamsTarget(0), 0, g + " m1 target: task 0_0");
+        record("StreamsGroupTargetAssignmentMember", member(g, "m3"), streamsTarget(1), 0, g + " m3 target: task 0_1");
+        record("StreamsGroupTargetAssignmentMetadata", group(g), assignmentEpoch(2), 0, g + " target assignment epoch 2");
+        record("StreamsGroupCurrentMemberAssignment", member(g, "m1"), streamsCurrent(2, 1, 1, tasks(0)), 0, g + " m1 epoch 2 STABLE");
+        record("StreamsGroupCurrentMemberAssignment", member(g, "m3"), streamsCurrent(2, 0, 3, tasks()), 0,
+            g + " m3 epoch 2 UNRELEASED_TASKS (0_1 not yet released)");
+        commit(g, "orders", 0, 150);
+        // m2 leaves: its current assignment, target assignment and member tombstones.
+        record("StreamsGroupCurrentMemberAssignment", member(g, "m2"), null, 0, g + " m2 leaves");
+        record("StreamsGroupTargetAssignmentMember", member(g, "m2"), null, 0, g + " m2's target removed");
+        record("StreamsGroupMemberMetadata", member(g, "m2"), null, 0, g + " m2 removed");
+    }
+
+    private ApiMessage templateOf(String name) throws Exception {
+        ApiMessage m = KsegLab.newMessage(PKG, name);
+        new Filler(seed++, 0).fill(m, schemas.get(name), 0);
+        return m;
+    }
+
+    private ObjectNode groupEpoch(int epoch) {
+        ObjectNode o = obj();
+        o.put("epoch", epoch);
+        if (has("StreamsGroupMetadataValue", "ValidatedTopologyEpoch")) o.put("validatedTopologyEpoch", 1);
+        return o;
+    }
+
+    private static ObjectNode assignmentEpoch(int epoch) {
+        ObjectNode o = obj();
+        o.put("assignmentEpoch", epoch);
+        return o;
+    }
+
+    private static ObjectNode streamsTarget(int... active) {
+        ObjectNode o = obj();
+        o.set("activeTasks", tasks(active));
+        o.set("standbyTasks", tasks());
+        o.set("warmupTasks", tasks());
+        return o;
+    }
+
+    private static ObjectNode streamsCurrent(int epoch, int previous, int state, ArrayNode active) {
+        ObjectNode o = obj();
+        o.put("memberEpoch", epoch);
+        o.put("previousMemberEpoch", previous);
+        o.put("state", state);
+        o.set("activeTasks", active);
+        for (String f : new String[] {"standbyTasks", "warmupTasks", "activeTasksPendingRevocation",
+                                      "standbyTasksPendingRevocation", "warmupTasksPendingRevocation"}) {
+            o.set(f, tasks());
+        }
+        return o;
+    }
+
+    /** An offset commit (OffsetCommitValue v3, as the coordinator writes one without an expire timestamp). */
+    private void commit(String group, String topic, int partition, long at) throws Exception {
+        ObjectNode k = obj();
+        k.put("group", group);
+        k.put("topic", topic);
+        k.put("partition", partition);
+        ObjectNode v = obj();
+        v.put("offset", at);
+        v.put("leaderEpoch", 3);
+        v.put("metadata", "");
+        v.put("commitTimestamp", clock + 1000);
+        record("OffsetCommit", k, v, 3, group + " commits " + topic + "-" + partition + " at " + at);
+    }
+
+    private void share() throws Exception {
+        String g = "audit-share";
+        ObjectNode e = obj();
+        e.put("epoch", 1);
+        record("ShareGroupMetadata", group(g), e, 0, g + " group epoch 1");
+        for (String m : new String[] {"s1", "s2"}) {
+            record("ShareGroupMemberMetadata", member(g, m), obj(), 0, g + " member " + m + " joins");
+        }
+        record("ShareGroupTargetAssignmentMember", member(g, "s1"), shareTarget(0, 1), 0, g + " s1 target: audit-0 audit-1");
+        record("ShareGroupTargetAssignmentMember", member(g, "s2"), shareTarget(2), 0, g + " s2 target: audit-2");
+        record("ShareGroupTargetAssignmentMetadata", group(g), assignmentEpoch(1), 0, g + " target assignment epoch 1");
+        record("ShareGroupCurrentMemberAssignment", member(g, "s1"), shareCurrent(1, 0, 1), 0, g + " s1 epoch 1 STABLE");
+        record("ShareGroupCurrentMemberAssignment", member(g, "s2"), shareCurrent(1, 2), 0, g + " s2 epoch 1 STABLE");
+        ObjectNode init = obj();
+        ArrayNode done = init.putArray("initializedTopics");
+        ObjectNode topic = done.addObject();
+        topic.put("topicId", TOPIC_ID);
+        topic.put("topicName", "audit");
+        topic.putArray("partitions").add(0).add(1).add(2);
+        init.putArray("initializingTopics");
+        init.putArray("deletingTopics");
+        record("ShareGroupStatePartitionMetadata", group(g), init, 0, g + " share-partitions audit-0..2 initialized");
+        record("ShareGroupCurrentMemberAssignment", member(g, "s2"), null, 0, g + " s2 leaves");
+        record("ShareGroupTargetAssignmentMember", member(g, "s2"), null, 0, g + " s2's target removed");
+        record("ShareGroupMemberMetadata", member(g, "s2"), null, 0, g + " s2 removed");
+    }
+
+    private static ObjectNode shareTarget(int... partitions) {
+        ObjectNode o = obj();
+        o.set("topicPartitions", shared(partitions));
+        return o;
+    }
+
+    private static ObjectNode shareCurrent(int epoch, int... partitions) {
+        ObjectNode o = obj();
+        o.put("memberEpoch", epoch);
+        o.put("previousMemberEpoch", epoch - 1);
+        o.put("state", 0);
+        o.set("assignedPartitions", shared(partitions));
+        return o;
+    }
+
+    private void run() throws Exception {
+        streams();
+        share();
+        File caseDir = new File(lab.out, "internal-consumer-offsets-groups");
+        File partDir = new File(caseDir, "__consumer_offsets-0");
+        File log = new File(partDir, String.format("%020d.log", 0));
+        Files.deleteIfExists(log.toPath());
+        KsegLab.writeLog(log, batches);
+        ObjectNode view = lab.header("internal-consumer-offsets-groups", "__consumer_offsets");
+        view.put("decoding", "as internal-consumer-offsets: key {type (string), data: <Key>JsonConverter.write}, value "
+            + "{version (string), data: <Value>JsonConverter.write} from GroupCoordinatorRecordSerde's deserialize; "
+            + "tombstone value = null");
+        view.set("recordsWritten", KsegLab.array(told));
+        ObjectNode partition = view.putObject("partition");
+        partition.put("dir", partDir.getName());
+        ObjectNode seg = partition.putArray("segments").addObject();
+        seg.put("baseOffset", 0);
+        CoordinatorCase offsets = new CoordinatorCase(lab, "consumer-offsets", "__consumer_offsets", "group-coordinator", PKG,
+            new String[] {"org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde"});
+        seg.set("log", LogView.read(log, offsets.reader()));
+        view.put("logEndOffset", offset);
+        StringBuilder b = new StringBuilder();
+        b.append("internal-consumer-offsets-groups (release ").append(lab.release).append(", commit ").append(lab.commit).append(")\n\n");
+        b.append("__consumer_offsets-0 written by the lab harness (lab/ in kseg) with this release's own classes: one coherent\n");
+        b.append("story of a streams group (orders-app: topology, members m1 m2 then m3 joining, target and current\n");
+        b.append("assignments, m3 still releasing a task, m2 leaving, offset commits) and a share group (audit-share:\n");
+        b.append("members s1 s2, assignments, share-partitions initialized, s2 leaving). Each record's story fields are set\n");
+        b.append("over a seeded random template of the release's schema (the other fields stay random), the message built\n");
+        b.append("by the generated JSON converter and serialized by GroupCoordinatorRecordSerde, one record a batch\n");
+        b.append("(MemoryRecords.withRecords), appended by FileRecords.\n\n");
+        b.append("kafka-view.json: Kafka's reading (FileRecords.batches, the serde's deserialize, the generated JSON converters).\n\n");
+        b.append("Records in log order:\n");
+        for (int i = 0; i < told.size(); i++) b.append("  ").append(i).append(": ").append(told.get(i)).append('\n');
+        lab.finish(caseDir, view, b.toString());
+    }
+}
