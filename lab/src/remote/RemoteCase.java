@@ -55,7 +55,7 @@ public final class RemoteCase {
         this.lab = lab;
     }
 
-    /** This case alone, into a scratch dir built before: RemoteCase <src> <out> <release> <commit>. */
+    /** This case alone, from a scratch dir built before: RemoteCase <src> <release dir> <release> <commit>. */
     public static void main(String[] args) throws Exception {
         write(new KsegLab(new File(args[0]), new File(args[1]), args[2], args[3]));
     }
@@ -152,7 +152,7 @@ public final class RemoteCase {
 
     private void run() throws Exception {
         story();
-        File caseDir = new File(lab.out, lab.release + "/internal-remote-log-metadata");
+        File caseDir = new File(lab.out, "internal-remote-log-metadata");
         File partDir = new File(caseDir, "__remote_log_metadata-0");
         List<MemoryRecords> batches = new ArrayList<>();
         List<String> written = new ArrayList<>();
