@@ -325,7 +325,7 @@ pub struct Framed<'r, P> {
     pub data: P,
 }
 
-/// Reads a framed metadata record of `folder` (see [`framed_record`]).
+/// Reads a framed metadata record of `folder` (as `framed_record` reads it).
 pub fn framed_parts<'r, E: Emitter>(
     registry: &'r Registry,
     folder: &str,
