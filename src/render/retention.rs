@@ -147,10 +147,11 @@ pub fn write_report(
 ) -> io::Result<()> {
     writeln!(
         w,
-        "{}: {} segments, {} bytes; log start offset {} ({}); high watermark {} ({}); log end offset {}; now {}",
+        "{}: {} segments, {} bytes; {}log start offset {} ({}); high watermark {} ({}); log end offset {}; now {}",
         r.partition,
         r.segments.len(),
         r.total_bytes,
+        if r.tiered.is_some() { "local " } else { "" },
         r.log_start_offset.0,
         r.log_start_offset.1,
         r.high_watermark.0,

@@ -321,6 +321,37 @@ fn retention_of_a_tiered_topic_deletes_only_uploaded_local_segments() {
             serde_json::json!(waiting),
             "{release}"
         );
+        let text = kseg([
+            "retention-report",
+            dir.to_str().unwrap(),
+            "--now",
+            "2030-01-01T00:00:00Z",
+            "--config",
+            "remote.storage.enable=true",
+            "--config",
+            "local.retention.ms=3600000",
+            "--config",
+            "retention.ms=-1",
+        ]);
+        let text = stdout(&text);
+        assert!(
+            text.lines()
+                .next()
+                .unwrap()
+                .contains(&format!("; local log start offset {local_start} (")),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "  waiting for upload: local retention would delete {} segments",
+                waiting.len()
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains("  offsets 100..249 are in neither tier"),
+            "{text}"
+        );
         // retention.ms=-1 keeps everything of a topic that is not tiered.
         let plain = kseg([
             "retention-report",

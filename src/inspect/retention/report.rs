@@ -129,7 +129,8 @@ pub struct PartitionRetention {
     pub segments: Vec<SegmentRow>,
     /// Total `.log` bytes.
     pub total_bytes: u64,
-    /// Log start offset used, and where it came from.
+    /// Log start offset used, and where it came from (for a tiered topic,
+    /// the local log start offset: at least the first local segment's base).
     pub log_start_offset: SourcedOffset,
     /// High watermark used, and where it came from.
     pub high_watermark: SourcedOffset,
