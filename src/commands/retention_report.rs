@@ -31,10 +31,8 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let mut summary = LogDirSummary::default();
     let filter = args.filter();
-    let remote = match &log_dir {
-        Some(dir) => super::remote::remote_metadata(&args.remote_log_metadata, dir)?,
-        None => None,
-    };
+    // Replayed once, when the first tiered topic needs it.
+    let mut remote = None;
     for pending in &targets {
         let target = pending.open()?;
         let topic = target
@@ -49,17 +47,30 @@ pub fn run(args: &RetentionReportArgs) -> anyhow::Result<ExitCode> {
         for ignored in &settings.ignored {
             eprintln!("kseg: {ignored}");
         }
+        if remote.is_none()
+            && settings.retention.remote_storage_enable
+            && let Some(dir) = &log_dir
+        {
+            remote = Some(super::remote::remote_metadata(
+                &args.remote_log_metadata,
+                dir,
+            )?);
+        }
         let inputs = ReportInputs {
             now,
             log_start_offset: args.log_start_offset,
             high_watermark: args.high_watermark,
             metadata_retention: settings.metadata,
-            remote: remote.as_ref().map(|(state, _)| state),
+            remote: remote
+                .as_ref()
+                .and_then(Option::as_ref)
+                .map(|(state, _)| state),
         };
         let config = &settings.retention;
         let report = report_partition(&target.partition, config, inputs)?;
-        let config = &config.for_local_segments();
         let warning = policy_warning(&target.partition, topic, config)?;
+        // A tiered topic's local segments go by its local retention settings.
+        let config = &config.for_local_segments();
         if !filter.keeps(&report, warning.is_some()) {
             continue;
         }

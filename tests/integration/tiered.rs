@@ -213,6 +213,18 @@ fn locate_says_where_the_remote_metadata_is_when_it_is_not_here() {
     );
     assert_eq!(code, 1);
 
+    // Without its leader epochs the broker cannot look in remote storage.
+    let checkpoint = dir.join("leader-epoch-checkpoint");
+    let saved = std::fs::read(&checkpoint).unwrap();
+    std::fs::remove_file(&checkpoint).unwrap();
+    let (v, code) = locate(&dir, 300);
+    assert_eq!(
+        v["remote"]["verdict"]["noEpoch"],
+        format!("{}: no such file", checkpoint.display())
+    );
+    assert_eq!(code, 1);
+    std::fs::write(&checkpoint, saved).unwrap();
+
     let alone = tempfile::tempdir().unwrap();
     let moved = alone.path().join("orders-0");
     copy_dir(&dir, &moved);
@@ -236,6 +248,30 @@ fn locate_says_where_the_remote_metadata_is_when_it_is_not_here() {
         "{}",
         stdout(&out)
     );
+}
+
+/// `retention-report` of `dir` in 2030 with local.retention.ms 1 h and
+/// retention.ms unlimited, on a tiered topic if `tiered`.
+fn retention_report(dir: &Path, tiered: bool, json: bool) -> std::process::Output {
+    let mut args = vec![
+        "retention-report",
+        dir.to_str().unwrap(),
+        "--now",
+        "2030-01-01T00:00:00Z",
+    ];
+    if json {
+        args.push("--json");
+    }
+    if tiered {
+        args.extend(["--config", "remote.storage.enable=true"]);
+    }
+    args.extend([
+        "--config",
+        "local.retention.ms=3600000",
+        "--config",
+        "retention.ms=-1",
+    ]);
+    kseg(args)
 }
 
 /// Local retention of a tiered topic: local.retention.ms in place of
@@ -263,19 +299,7 @@ fn retention_of_a_tiered_topic_deletes_only_uploaded_local_segments() {
             highest < 450,
             "below the log end: the epoch's own highest offset"
         );
-        let out = kseg([
-            "retention-report",
-            dir.to_str().unwrap(),
-            "--json",
-            "--now",
-            "2030-01-01T00:00:00Z",
-            "--config",
-            "remote.storage.enable=true",
-            "--config",
-            "local.retention.ms=3600000",
-            "--config",
-            "retention.ms=-1",
-        ]);
+        let out = retention_report(&dir, true, true);
         let lines = super::util::json_lines(&out);
         let report = &lines[0]["report"];
         let tiered = &report["tiered"];
@@ -321,18 +345,7 @@ fn retention_of_a_tiered_topic_deletes_only_uploaded_local_segments() {
             serde_json::json!(waiting),
             "{release}"
         );
-        let text = kseg([
-            "retention-report",
-            dir.to_str().unwrap(),
-            "--now",
-            "2030-01-01T00:00:00Z",
-            "--config",
-            "remote.storage.enable=true",
-            "--config",
-            "local.retention.ms=3600000",
-            "--config",
-            "retention.ms=-1",
-        ]);
+        let text = retention_report(&dir, true, false);
         let text = stdout(&text);
         assert!(
             text.lines()
@@ -353,17 +366,7 @@ fn retention_of_a_tiered_topic_deletes_only_uploaded_local_segments() {
             "{text}"
         );
         // retention.ms=-1 keeps everything of a topic that is not tiered.
-        let plain = kseg([
-            "retention-report",
-            dir.to_str().unwrap(),
-            "--json",
-            "--now",
-            "2030-01-01T00:00:00Z",
-            "--config",
-            "local.retention.ms=3600000",
-            "--config",
-            "retention.ms=-1",
-        ]);
+        let plain = retention_report(&dir, false, true);
         let plain = &super::util::json_lines(&plain)[0]["report"];
         assert!(plain.get("tiered").is_none());
         assert!(

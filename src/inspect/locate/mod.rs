@@ -21,6 +21,6 @@ pub use segment::{
     next_offset, scan_next_segment, time_index_step,
 };
 pub use tiered::{
-    RemoteFetch, RemoteVerdict, in_neither_tier, remote_fetch, remote_partition_key,
+    RemoteFetch, RemoteVerdict, in_neither_tier, leader_epochs, remote_fetch, remote_partition_key,
     tiered_log_start,
 };

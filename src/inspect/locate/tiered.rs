@@ -125,12 +125,30 @@ pub fn in_neither_tier(
     gaps
 }
 
+/// The partition's topic, number and topic id (from its directory name
+/// and `partition.metadata`), as `__remote_log_metadata` names it.
+fn topic_id_partition(partition: &Partition) -> Option<(String, i32, String)> {
+    let (topic, number) = partition.topic_partition.clone()?;
+    let id = topic_id(&partition.dir).ok()?;
+    Some((topic, number, id))
+}
+
 /// The partition's key in `__remote_log_metadata` (`topicId:topic-partition`),
 /// from its directory name and `partition.metadata`.
 pub fn remote_partition_key(partition: &Partition) -> Option<String> {
-    let (topic, number) = partition.topic_partition.as_ref()?;
-    let id = topic_id(&partition.dir).ok()?;
+    let (topic, number, id) = topic_id_partition(partition)?;
     Some(format!("{id}:{topic}-{number}"))
+}
+
+/// The partition's leader epochs from `leader-epoch-checkpoint`, or why
+/// they are unknown, naming the file.
+pub fn leader_epochs(partition: &Partition) -> Result<EpochCache, String> {
+    let path = partition.leader_epoch_checkpoint_path();
+    match read_leader_epoch_checkpoint(partition) {
+        None => Err(format!("{}: no such file", path.display())),
+        Some(Err(why)) => Err(format!("{}: {why}", path.display())),
+        Some(Ok(entries)) => Ok(EpochCache::from_entries(&entries)),
+    }
 }
 
 /// The remote lookup of `target` in `partition`, whose local log starts at
@@ -145,8 +163,7 @@ pub fn remote_fetch(
     remote: &RemoteLogState,
     metadata_partitions: Vec<i32>,
 ) -> Option<RemoteFetch> {
-    let (topic, number) = partition.topic_partition.clone()?;
-    let id = topic_id(&partition.dir).ok()?;
+    let (topic, number, id) = topic_id_partition(partition)?;
     let partition_key = format!("{id}:{topic}-{number}");
     let state = remote.partitions.get(&partition_key);
     let log_start_offset = tiered_log_start(partition, given, state, local_log_start);
@@ -167,12 +184,7 @@ pub fn remote_fetch(
         fetch.verdict = RemoteVerdict::BelowLogStart;
         return Some(fetch);
     }
-    let entries = match read_leader_epoch_checkpoint(partition) {
-        None => Err("no leader-epoch-checkpoint".to_string()),
-        Some(Err(why)) => Err(format!("leader-epoch-checkpoint: {why}")),
-        Some(Ok(entries)) => Ok(entries),
-    };
-    let epoch = entries.map(|e| EpochCache::from_entries(&e).epoch_for_offset(target));
+    let epoch = leader_epochs(partition).map(|e| e.epoch_for_offset(target));
     let epoch = match epoch {
         Err(why) => {
             fetch.verdict = RemoteVerdict::NoEpoch(why);

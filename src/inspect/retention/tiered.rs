@@ -11,10 +11,8 @@ use serde::Serialize;
 use crate::inspect::cluster::remote::RemoteLogState;
 use crate::inspect::cluster::remote::SegmentState;
 use crate::inspect::cluster::remote::highest::highest_offset_in_remote_storage;
-use crate::inspect::diverge::epoch_cache::EpochCache;
-use crate::inspect::diverge::replica::read_leader_epoch_checkpoint;
 use crate::inspect::locate::{
-    SourcedOffset, in_neither_tier, remote_partition_key, tiered_log_start,
+    SourcedOffset, in_neither_tier, leader_epochs, remote_partition_key, tiered_log_start,
 };
 use crate::inspect::retention::config::RetentionConfig;
 use crate::inspect::retention::rules::UploadBound;
@@ -78,7 +76,7 @@ pub fn tiered_log(
         .flat_map(|p| p.segments.values())
         .filter(|s| s.state == SegmentState::CopyFinished)
         .collect();
-    let epochs = read_leader_epoch_checkpoint(partition).and_then(Result::ok);
+    let epochs = leader_epochs(partition);
     let (highest, highest_from) = match (remote, state, epochs) {
         (None, _, _) => (
             -1,
@@ -89,9 +87,8 @@ pub fn tiered_log(
             -1,
             "no __remote_log_metadata partition read names the partition: -1".to_string(),
         ),
-        (Some(_), Some(_), None) => (-1, "no readable leader-epoch-checkpoint: -1".to_string()),
-        (Some(_), Some(p), Some(entries)) => {
-            let cache = EpochCache::from_entries(&entries);
+        (Some(_), Some(_), Err(why)) => (-1, format!("{why}: -1")),
+        (Some(_), Some(p), Ok(cache)) => {
             match highest_offset_in_remote_storage(p, &cache, log_end_offset) {
                 Some((offset, epoch)) => (
                     offset,
