@@ -27,6 +27,7 @@ pub mod fixture;
 pub mod format;
 pub mod inspect;
 pub mod logdir;
+pub mod objstore;
 pub mod render;
 pub mod repair;
 pub mod schema;

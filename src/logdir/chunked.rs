@@ -37,13 +37,16 @@ pub fn walk_batches(
     if len >= MAP_AT_LEAST {
         walk_mapped(&file, visit).map_err(io)
     } else {
-        walk_read(file, len, visit).map_err(io)
+        walk_stream(file, len, visit).map_err(io)
     }
 }
 
-/// [`walk_batches`] through `read()` into one reused buffer.
-fn walk_read(
-    mut file: File,
+/// [`walk_batches`] over `len` bytes that `source` yields in order (a
+/// file read with `read()`, a remote object's stream), through one reused buffer: memory holds
+/// 256 KiB or the largest batch, whichever is bigger. A source that ends
+/// early reads as a file that ends there.
+pub fn walk_stream(
+    mut source: impl Read,
     len: u64,
     mut visit: impl FnMut(&FileBatch<'_>) -> ControlFlow<()>,
 ) -> std::io::Result<Option<FormatError>> {
@@ -54,7 +57,7 @@ fn walk_read(
     let mut eof = false;
     loop {
         while !eof && filled < buf.len() {
-            let n = file.read(buf.get_mut(filled..).unwrap_or_default())?;
+            let n = source.read(buf.get_mut(filled..).unwrap_or_default())?;
             filled += n;
             eof = n == 0;
         }
@@ -285,7 +288,7 @@ mod tests {
                 let end = if mapped {
                     walk_mapped(&opened, visit)
                 } else {
-                    walk_read(opened, file.len() as u64, visit)
+                    walk_stream(opened, file.len() as u64, visit)
                 }
                 .unwrap();
                 assert_eq!(seen, expected, "mapped: {mapped}");

@@ -4,9 +4,9 @@
 use std::ops::ControlFlow;
 use std::path::Path;
 
-use kseg::format::FileBatch;
 use kseg::format::Record;
 use kseg::format::record::parse_control_record;
+use kseg::format::{FileBatch, FormatError};
 use kseg::logdir::chunked::walk_batches;
 use kseg::logdir::{LogDirError, PageCacheGuard};
 use kseg::render::dump::RecordOptions;
@@ -143,20 +143,55 @@ pub(super) fn dump_log(
     args: &DumpArgs,
     printer: &mut Printer<'_>,
 ) -> anyhow::Result<ExitCode> {
-    let decoder = super::decoder_for(path, args);
     // Read through a small reused buffer; the guard notes which pages were
     // cached before, so that dropping it can evict the others again.
     let _cache = (!args.keep_cache)
         .then(|| PageCacheGuard::open(path))
         .transpose()?;
-    let file_len = std::fs::metadata(path)
+    let len = std::fs::metadata(path)
         .map_err(|e| LogDirError::io(path, e))?
         .len();
-    let mut walk = LogDump {
+    let source = BatchSource {
+        path,
+        shown: absolute(path),
+        len,
+        decoder: super::decoder_for(path, args),
+    };
+    dump_batches(&source, header, args, printer, |visit| {
+        Ok(walk_batches(path, visit)?)
+    })
+}
+
+/// What a dump's batches are read from.
+pub(super) struct BatchSource<'p> {
+    /// The file (or object URL) as named on the command line.
+    pub path: &'p Path,
+    /// Its name in full, as kafka-dump-log prints it.
+    pub shown: String,
+    /// Its size in bytes.
+    pub len: u64,
+    /// The internal topic whose records these are, when decoding.
+    pub decoder: Option<InternalTopic>,
+}
+
+/// One walk over every batch, handing each to the visitor until it breaks;
+/// returns the framing error that ended it.
+type Visit<'a> = &'a mut dyn FnMut(&FileBatch<'_>) -> ControlFlow<()>;
+
+/// Dumps the batches `walk` yields from `source` under `header`.
+pub(super) fn dump_batches(
+    source: &BatchSource<'_>,
+    header: &str,
+    args: &DumpArgs,
+    printer: &mut Printer<'_>,
+    walk: impl FnOnce(Visit<'_>) -> anyhow::Result<Option<FormatError>>,
+) -> anyhow::Result<ExitCode> {
+    let path = source.path;
+    let mut walk_state = LogDump {
         path,
         args,
         printer,
-        decoder,
+        decoder: source.decoder,
         code: ExitCode::Ok,
         scratch: Vec::new(),
         text: TextEmitter::default(),
@@ -164,16 +199,16 @@ pub(super) fn dump_log(
         non_consecutive: Vec::new(),
         failed: None,
     };
-    walk.printer.header(header)?;
-    let end = walk_batches(path, |batch| match walk.batch(batch) {
+    walk_state.printer.header(header)?;
+    let end = walk(&mut |batch| match walk_state.batch(batch) {
         Ok(true) => ControlFlow::Continue(()),
         Ok(false) => ControlFlow::Break(()),
         Err(e) => {
-            walk.failed = Some(e);
+            walk_state.failed = Some(e);
             ControlFlow::Break(())
         }
     })?;
-    if let Some(e) = walk.failed {
+    if let Some(e) = walk_state.failed {
         return Err(e.into());
     }
     let LogDump {
@@ -181,9 +216,9 @@ pub(super) fn dump_log(
         non_consecutive,
         printer,
         ..
-    } = walk;
+    } = walk_state;
     if let Some(err) = end.filter(|e| args.max_bytes.is_none_or(|max| e.offset < max)) {
-        let len = file_len - err.offset;
+        let len = source.len - err.offset;
         printer.trailing_bytes(
             &file_name(path),
             err.offset,
@@ -199,7 +234,7 @@ pub(super) fn dump_log(
     }
     if !non_consecutive.is_empty() {
         // Expected on compacted topics; kafka-dump-log prints the same list (newest first).
-        eprintln!("Non-consecutive offsets in {}", absolute(path));
+        eprintln!("Non-consecutive offsets in {}", source.shown);
         for (prev, next) in &non_consecutive {
             eprintln!("  {prev} is followed by {next}");
         }

@@ -7,6 +7,7 @@
 mod files;
 mod index;
 mod log;
+mod remote;
 
 use std::io::{self, BufWriter};
 use std::path::Path;
@@ -104,6 +105,9 @@ pub(super) fn decoder_for(path: &Path, args: &DumpArgs) -> Option<InternalTopic>
 /// Dumps one file; problems with the file itself are reported and turned
 /// into an exit code, only output errors abort the run.
 fn dump_file(path: &Path, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow::Result<ExitCode> {
+    if let Some(url) = path.to_str().filter(|p| kseg::objstore::is_object_url(p)) {
+        return finish(remote::dump_remote(url, args, printer));
+    }
     let (kind, base) = match identify(path, args.base_offset) {
         Ok(found) => (found.kind, found.base_offset),
         Err(why) => {
@@ -156,6 +160,12 @@ fn dump_file(path: &Path, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow:
         FileKind::ProducerSnapshot => files::dump_snapshot(path, printer),
         _ => files::dump_text_file(path, kind, printer),
     };
+    finish(result)
+}
+
+/// A file's dump turned into its exit code: problems with the file are
+/// reported, only output errors abort the run.
+fn finish(result: anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
     match result {
         Ok(code) => Ok(code),
         Err(err) if err.downcast_ref::<io::Error>().is_some() => Err(err),

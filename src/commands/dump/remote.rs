@@ -1,0 +1,46 @@
+//! `kseg dump URL`: a remote segment's `.log` object read in place from
+//! object storage, in either open-source layout, printed exactly as the
+//! same file on disk would be.
+
+use std::path::Path;
+
+use kseg::logdir::chunked::walk_stream;
+use kseg::logdir::file_name::FileKind;
+use kseg::objstore::{ObjectClient, RemoteSegmentObject};
+use kseg::render::dump::kind_name;
+
+use super::Printer;
+use super::log::{BatchSource, dump_batches};
+use crate::cli::DumpArgs;
+use crate::exit_code::ExitCode;
+
+/// Dumps the remote segment whose `.log` object `url` names.
+pub(super) fn dump_remote(
+    url: &str,
+    args: &DumpArgs,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<ExitCode> {
+    let (client, key) = ObjectClient::connect(url)?;
+    if !key.as_ref().ends_with(".log") {
+        eprintln!(
+            "kseg: {url}: not a remote segment's .log object (`kseg verify --remote` takes a prefix); skipped"
+        );
+        return Ok(ExitCode::Error);
+    }
+    let segment = RemoteSegmentObject::open(&client, &key)?;
+    printer.file(url, kind_name(FileKind::Log))?;
+    let header = match segment.base_offset.or(args.base_offset) {
+        Some(base) => format!("Log starting offset: {base}"),
+        None => "Log starting offset: unknown (the object name carries no base offset; every batch carries its own offsets)".to_string(),
+    };
+    let source = BatchSource {
+        path: Path::new(url),
+        shown: url.to_string(),
+        len: segment.size,
+        decoder: super::forced_decoder(args),
+    };
+    let reader = segment.reader(&client)?;
+    dump_batches(&source, &header, args, printer, |visit| {
+        Ok(walk_stream(reader, segment.size, visit)?)
+    })
+}
