@@ -13,9 +13,9 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -370,8 +370,8 @@ public final class AivenCase {
             final int last = Math.min(r[1], md.segmentSizeInBytes() - 1);
             final ArrayNode ids = f.putArray("chunks");
             ci.chunksForRange(BytesRange.of(r[0], last)).forEach(ch -> ids.add(ch.id));
-            f.put("equalsInputSlice", java.util.Arrays.equals(got,
-                java.util.Arrays.copyOfRange(original, r[0], Math.min(r[1] + 1, original.length))));
+            f.put("equalsInputSlice", Arrays.equals(got,
+                Arrays.copyOfRange(original, r[0], Math.min(r[1] + 1, original.length))));
         }
         final ObjectNode fi = s.putObject("fetchIndex");
         for (final IndexType t : IndexType.values()) {
@@ -381,7 +381,7 @@ public final class AivenCase {
                 o.put("length", got.length);
                 o.put("sha256", sha256(got));
                 final byte[] input = inputIndex(u, t);
-                o.put("equalsInput", input != null && java.util.Arrays.equals(got, input));
+                o.put("equalsInput", input != null && Arrays.equals(got, input));
             } catch (final Exception e) {
                 o.put("error", e.getClass().getName());
             }
