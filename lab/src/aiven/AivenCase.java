@@ -99,7 +99,10 @@ public final class AivenCase {
     static final List<Source> SOURCES = List.of(
         new Source("codec-zstd", "codec-0", 0, 192, "zstd-compressed batches (producer compression)"),
         new Source("idempotent", "idem-0", 0, 177, "uncompressed batches, idempotent producers, producer snapshot with state"),
-        new Source("transactional", "txn-0", 0, 136, "uncompressed transactional batches and control batches, with a .txnindex")
+        new Source("transactional", "txn-0", 0, 136, "uncompressed transactional batches and control batches, with a .txnindex"),
+        new Source("multi-partition-logdir", "logdir/payments-0", 34, 69,
+            "a middle segment whose offsets span leader epochs 0 and 1 (epoch 1 from offset 38)"),
+        new Source("retention", "ret-0", 0, 6, "a segment smaller than one chunk, with an empty offset index")
     );
 
     static List<Config> configs() {
@@ -156,7 +159,8 @@ public final class AivenCase {
     /** Copies one segment's files into input/ and builds the metadata and LogSegmentData Kafka would pass. */
     static Upload prepare(final Path corpus, final Path inputRoot, final Source s, final int n) throws Exception {
         final Path from = corpus.resolve(s.corpusCase()).resolve(s.partitionDir());
-        final Path dir = inputRoot.resolve(s.partitionDir());
+        final String pdir = Path.of(s.partitionDir()).getFileName().toString();
+        final Path dir = inputRoot.resolve(pdir);
         Files.createDirectories(dir);
         final String base = String.format("%020d", s.baseOffset());
         final String next = String.format("%020d", s.nextBaseOffset());
@@ -166,7 +170,6 @@ public final class AivenCase {
                 Files.copy(from.resolve(f), dir.resolve(f), StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        final String pdir = s.partitionDir();
         final int dash = pdir.lastIndexOf('-');
         final TopicPartition tp = new TopicPartition(pdir.substring(0, dash), Integer.parseInt(pdir.substring(dash + 1)));
         final Uuid topicId = topicId(dir.resolve("partition.metadata"));
