@@ -499,12 +499,21 @@ pub enum PageCacheArg {
     Restore,
 }
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("what").required(true).args(["paths"])))]
-#[command(override_usage = "kseg verify [OPTIONS] <PATHS>...")]
+#[command(group(ArgGroup::new("what").required(true).multiple(true).args(["paths", "remote"])))]
+#[command(
+    override_usage = "kseg verify [OPTIONS] <PATHS>...\n       kseg verify [OPTIONS] --remote <URL> [PATHS]..."
+)]
 pub struct VerifyArgs {
     /// Targets and recovery inputs
     #[command(flatten)]
     pub target: RecoveryTargetArgs,
+    /// Also check every remote segment under this object-store prefix
+    /// (`s3://bucket/prefix`, `gs://…`, `az://…`, `file:///dir`), stored
+    /// by Kafka's LocalTieredStorage or Aiven's tiered storage, read in
+    /// place: CRCs, batches and indexes (credentials and endpoint from the
+    /// store's usual environment variables)
+    #[arg(long, value_name = "URL")]
+    pub remote: Vec<String>,
 }
 
 /// Arguments of `kseg recover`.

@@ -20,6 +20,7 @@ mod retention_report;
 mod salvage;
 mod transactions;
 mod verify;
+mod verify_remote;
 
 use std::path::Path;
 

@@ -225,6 +225,15 @@ pub fn node_files(
 
 /// Runs `kseg verify`.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
+    let remote = !args.remote.is_empty()
+        && super::verify_remote::verify_remote(&args.remote, args.target.deep, args.target.json)?;
+    if args.target.paths.is_empty() && !args.remote.is_empty() {
+        return Ok(if remote {
+            ExitCode::Findings
+        } else {
+            ExitCode::Ok
+        });
+    }
     let (clean, metadata) = check_and_print(&args.target, false)?;
     for dir in marked_for_deletion(&args.target.paths) {
         if args.target.json {
@@ -244,7 +253,7 @@ pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
         super::metadata::verify_strays(&args.target.paths, args.target.json, metadata.as_ref())?;
     let node = node_files(&args.target.paths, args.target.json, metadata.as_ref())?;
     let tiers = super::remote::verify_tiers(&args.target.paths, args.target.json)?;
-    Ok(if clean && !strays && !node && !tiers {
+    Ok(if clean && !strays && !node && !tiers && !remote {
         ExitCode::Ok
     } else {
         ExitCode::Findings

@@ -20,6 +20,7 @@ pub mod output_format;
 pub mod quorum;
 pub mod recovery;
 pub mod remote;
+pub mod remote_check;
 pub mod report;
 pub mod retention;
 pub mod salvage;

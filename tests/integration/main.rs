@@ -1,5 +1,6 @@
 //! kseg's integration tests: the real binary on real files.
 
+mod aiven;
 mod bad_input;
 mod cluster_config;
 mod cluster_groups;

@@ -124,18 +124,24 @@ pub fn load_at(recovery_point: Option<i64>) -> kseg::inspect::recovery::partitio
 /// directory named by the archive's checksum, renamed into place so
 /// parallel runs never see half of it).
 pub fn unpacked(release: &str) -> PathBuf {
-    let archive = repo().join(format!("tests/releases/{release}.tar.zst"));
+    unpacked_archive(&format!("tests/releases/{release}.tar.zst"), release)
+}
+
+/// The archive at `archive` (relative to the repository) unpacked once
+/// under the target directory, by its checksum; returns its `top` directory.
+pub fn unpacked_archive(archive: &str, top: &str) -> PathBuf {
+    let archive = repo().join(archive);
     let bytes = std::fs::read(&archive).unwrap_or_else(|e| panic!("{}: {e}", archive.display()));
     let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let dir = base.join(format!(
-        "kseg-release-{release}-{:08x}",
+        "kseg-unpacked-{top}-{:08x}",
         crc32fast::hash(&bytes)
     ));
     if !dir.is_dir() {
         // Tests of one process unpack in parallel threads: each its own.
         static UNPACKING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let tmp = base.join(format!(
-            "kseg-release-unpacking-{release}-{}-{}",
+            "kseg-unpacking-{top}-{}-{}",
             std::process::id(),
             UNPACKING.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
@@ -146,5 +152,5 @@ pub fn unpacked(release: &str) -> PathBuf {
             let _ = std::fs::remove_dir_all(&tmp);
         }
     }
-    dir.join(release)
+    dir.join(top)
 }

@@ -55,6 +55,19 @@ impl StopReason {
         }
     }
 
+    /// The reason in words.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Framing(e) | Self::Invalid(e) => e.kind.to_string(),
+            Self::InvalidOffset {
+                offset, previous, ..
+            } => format!("last offset {offset} is not above the previous index entry's {previous}"),
+            Self::OffsetOverflow { offset, .. } => {
+                format!("offset {offset} does not fit the segment's 32-bit relative offsets")
+            }
+        }
+    }
+
     /// Whether Kafka stops silently here (no exception): a batch running
     /// past the end of the file or fewer than 17 trailing bytes.
     pub fn is_silent(&self) -> bool {

@@ -210,26 +210,39 @@ fn read_offset_index(
         return Ok(Err(IndexHealth::Missing));
     }
     let bytes = read_small(&path, INDEX_READ_LIMIT)?;
-    let index = OffsetIndex::new(&bytes, segment.base_offset);
+    Ok(offset_index_entries(
+        &bytes,
+        segment.base_offset,
+        &path.display().to_string(),
+    ))
+}
+
+/// The live entries of the `.index` bytes named `name`, or why Kafka's
+/// sanity check rejects them.
+pub(crate) fn offset_index_entries(
+    bytes: &[u8],
+    base_offset: i64,
+    name: &str,
+) -> Result<Vec<OffsetIndexEntry>, IndexHealth> {
+    let index = OffsetIndex::new(bytes, base_offset);
     if let Err(e) = index.sanity_check() {
-        return Ok(Err(IndexHealth::FailsSanityCheck(
-            e.kafka_message(&path.display().to_string()),
-        )));
+        return Err(IndexHealth::FailsSanityCheck(e.kafka_message(name)));
     }
-    Ok(Ok(index.entries().collect()))
+    Ok(index.entries().collect())
 }
 
 /// Follows offset-index entries in order while the log is walked: each must
 /// sit at a batch start whose base offset is at or below the entry's offset,
 /// with offsets strictly increasing (correct for lookups, however grouped).
-struct EntryMatcher {
+pub(crate) struct EntryMatcher {
     entries: Vec<OffsetIndexEntry>,
     next: usize,
     consistent: bool,
 }
 
 impl EntryMatcher {
-    fn new(entries: Vec<OffsetIndexEntry>) -> Self {
+    /// Follows `entries`.
+    pub(crate) fn new(entries: Vec<OffsetIndexEntry>) -> Self {
         let consistent = entries
             .windows(2)
             .all(|w| matches!(w, [a, b] if a.offset < b.offset && a.position < b.position));
@@ -240,7 +253,8 @@ impl EntryMatcher {
         }
     }
 
-    fn batch(&mut self, position: u64, base_offset: i64) {
+    /// Notes the batch at `position` starting at `base_offset`.
+    pub(crate) fn batch(&mut self, position: u64, base_offset: i64) {
         while let Some(entry) = self
             .entries
             .get(self.next)
@@ -253,7 +267,8 @@ impl EntryMatcher {
         }
     }
 
-    fn health(&self) -> IndexHealth {
+    /// The verdict once every batch was seen.
+    pub(crate) fn health(&self) -> IndexHealth {
         if self.consistent && self.next == self.entries.len() {
             IndexHealth::Ok
         } else {
@@ -270,40 +285,53 @@ fn time_index_health(segment: &Segment, build: &IndexBuild) -> Result<IndexHealt
         return Ok(IndexHealth::Missing);
     }
     let bytes = read_small(&path, INDEX_READ_LIMIT)?;
-    let index = TimeIndex::new(&bytes, segment.base_offset);
+    Ok(time_index_bytes_health(
+        &bytes,
+        segment.base_offset,
+        &path.display().to_string(),
+        build,
+    ))
+}
+
+/// How the `.timeindex` bytes named `name` relate to the walk of its log.
+pub(crate) fn time_index_bytes_health(
+    bytes: &[u8],
+    base_offset: i64,
+    name: &str,
+    build: &IndexBuild,
+) -> IndexHealth {
+    let index = TimeIndex::new(bytes, base_offset);
     if let Err(e) = index.sanity_check() {
         // A preallocated active index fails Kafka's check (last slot is zero);
         // judge its live entries instead.
         let preallocated = index.live_entries() < index.kafka_entries();
         if !preallocated {
-            return Ok(IndexHealth::FailsSanityCheck(
-                e.kafka_message(&path.display().to_string()),
-            ));
+            return IndexHealth::FailsSanityCheck(e.kafka_message(name));
         }
     }
     if index.live_entries() == 0 && build.max_timestamp >= 0 {
-        return Ok(IndexHealth::EmptyWithData);
+        return IndexHealth::EmptyWithData;
     }
     let mut previous = (i64::MIN, i64::MIN);
     for entry in index.entries() {
         if entry.timestamp < previous.0 || entry.offset < previous.1 {
-            return Ok(IndexHealth::Inconsistent(format!(
+            return IndexHealth::Inconsistent(format!(
                 "entry (timestamp {}, offset {}) goes backwards",
                 entry.timestamp, entry.offset
-            )));
+            ));
         }
         // Past a bad batch the rest of the data is unknown; only a clean walk bounds the entries.
         let walked_all = build.stop.is_none_or(|s| s.is_silent());
         if walked_all
-            && (entry.offset >= build.next_offset.max(segment.base_offset.saturating_add(1))
+            && (entry.offset >= build.next_offset.max(base_offset.saturating_add(1))
                 || entry.timestamp > build.max_timestamp)
         {
-            return Ok(IndexHealth::Inconsistent(format!(
+            return IndexHealth::Inconsistent(format!(
                 "entry (timestamp {}, offset {}) is beyond the data (next offset {}, max timestamp {})",
                 entry.timestamp, entry.offset, build.next_offset, build.max_timestamp
-            )));
+            ));
         }
         previous = (entry.timestamp, entry.offset);
     }
-    Ok(IndexHealth::Ok)
+    IndexHealth::Ok
 }
