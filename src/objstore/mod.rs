@@ -8,6 +8,7 @@
 //! time.
 
 pub mod aiven;
+pub mod aiven_crypto;
 pub mod client;
 pub mod segment;
 
