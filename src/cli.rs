@@ -227,7 +227,10 @@ pages that were cached before stay. Use --keep-cache to leave everything cached.
 )]
 pub struct DumpArgs {
     /// Files to dump: .log, .index, .timeindex, .txnindex, .snapshot,
-    /// checkpoints, partition.metadata, meta.properties, quorum-state
+    /// checkpoints, partition.metadata, meta.properties, quorum-state; or
+    /// a remote segment's .log object by URL (`s3://bucket/key.log`,
+    /// `gs://…`, `az://…`, `file:///…`), read in place in Kafka's
+    /// LocalTieredStorage layout or Aiven's
     #[arg(required_unless_present = "files")]
     pub paths: Vec<PathBuf>,
     /// Comma-separated files (kafka-dump-log's form)
@@ -270,6 +273,11 @@ pub struct DumpArgs {
     /// carry it (index entries are stored relative to it)
     #[arg(long, value_name = "N")]
     pub base_offset: Option<i64>,
+    /// An RSA private key (PKCS#8 PEM) that unwraps the data keys of
+    /// remote segments Aiven's tiered storage encrypted: `ID=PATH` for the
+    /// key pair ID its `encryption.key.pairs` names, or `PATH` for any
+    #[arg(long, value_name = "[ID=]PEM")]
+    pub aiven_private_key: Vec<String>,
     /// Decode records as __consumer_offsets records (implies --print-data-log)
     #[arg(long, group = "decoder")]
     pub offsets_decoder: bool,
@@ -514,6 +522,11 @@ pub struct VerifyArgs {
     /// store's usual environment variables)
     #[arg(long, value_name = "URL")]
     pub remote: Vec<String>,
+    /// An RSA private key (PKCS#8 PEM) that unwraps the data keys of
+    /// segments Aiven's tiered storage encrypted: `ID=PATH` for the key
+    /// pair ID its `encryption.key.pairs` names, or `PATH` for any
+    #[arg(long, value_name = "[ID=]PEM")]
+    pub aiven_private_key: Vec<String>,
 }
 
 /// Arguments of `kseg recover`.

@@ -225,8 +225,7 @@ pub fn node_files(
 
 /// Runs `kseg verify`.
 pub fn run(args: &VerifyArgs) -> anyhow::Result<ExitCode> {
-    let remote = !args.remote.is_empty()
-        && super::verify_remote::verify_remote(&args.remote, args.target.deep, args.target.json)?;
+    let remote = !args.remote.is_empty() && super::verify_remote::verify_remote(args)?;
     if args.target.paths.is_empty() && !args.remote.is_empty() {
         return Ok(if remote {
             ExitCode::Findings

@@ -3,17 +3,21 @@
 
 use kseg::inspect::index::build::DEFAULT_INDEX_INTERVAL_BYTES;
 use kseg::inspect::recovery::remote_segment::{RemoteSegmentCheck, check_remote_segment};
+use kseg::objstore::aiven_crypto::KeyRing;
 use kseg::objstore::{ObjectClient, RemoteSegmentObject};
 use kseg::render::OutputFormat;
 use kseg::render::remote_check::{write_remote_check, write_remote_summary};
 
+use crate::cli::VerifyArgs;
+
 /// Checks and prints the remote segments under each URL; returns whether
 /// any has findings.
-pub fn verify_remote(urls: &[String], deep: bool, json: bool) -> anyhow::Result<bool> {
-    let format = OutputFormat::json_if(json);
+pub fn verify_remote(args: &VerifyArgs) -> anyhow::Result<bool> {
+    let format = OutputFormat::json_if(args.target.json);
+    let keys = KeyRing::load(&args.aiven_private_key).map_err(anyhow::Error::msg)?;
     let mut out = std::io::stdout().lock();
     let mut any = false;
-    for url in urls {
+    for url in &args.remote {
         let (client, prefix) = ObjectClient::connect(url)?;
         let logs: Vec<_> = client
             .list(&prefix)?
@@ -22,10 +26,13 @@ pub fn verify_remote(urls: &[String], deep: bool, json: bool) -> anyhow::Result<
             .collect();
         let mut with_findings = 0;
         for object in &logs {
-            let check = match RemoteSegmentObject::open(&client, &object.location) {
-                Ok(segment) => {
-                    check_remote_segment(&client, &segment, DEFAULT_INDEX_INTERVAL_BYTES, deep)
-                }
+            let check = match RemoteSegmentObject::open(&client, &object.location, &keys) {
+                Ok(segment) => check_remote_segment(
+                    &client,
+                    &segment,
+                    DEFAULT_INDEX_INTERVAL_BYTES,
+                    args.target.deep,
+                ),
                 Err(e) => unreadable(&client, &object.location, e.to_string()),
             };
             let findings = check.findings();

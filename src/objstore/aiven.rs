@@ -2,15 +2,18 @@
 //! (JSON), the chunk index in it, and the `.log` object read back chunk by
 //! chunk. The `.log` object is the segment cut in chunks of
 //! `originalChunkSize` bytes (the last one shorter), each stored as it was,
-//! as one zstd frame (`compression`), or AES-GCM encrypted behind a 12-byte
-//! IV (`encryption`: the data key is wrapped with the cluster's RSA key,
-//! which kseg does not have). The `.indexes` object holds the segment's
-//! indexes one after another, at the positions and sizes the manifest gives.
+//! as one zstd frame (`compression`), and AES-GCM encrypted behind a 12-byte
+//! IV (`encryption`: the data key is wrapped with the cluster's RSA key, see
+//! [`super::aiven_crypto`]). The `.indexes` object holds the segment's
+//! indexes one after another, at the positions and sizes the manifest
+//! gives, each encrypted on its own when the segment is.
 
 use std::io::Read;
 
 use base64::Engine;
 use serde_json::Value;
+
+use super::aiven_crypto::DataKey;
 
 /// The largest chunk kseg accepts (Aiven's chunk size is an int; real ones are MiBs).
 const MAX_CHUNK: u64 = 1 << 30;
@@ -26,8 +29,9 @@ pub struct Manifest {
     pub transformed_chunks: Vec<u64>,
     /// Whether every chunk is one zstd frame.
     pub compression: bool,
-    /// Whether the chunks (and the indexes) are encrypted.
-    pub encrypted: bool,
+    /// The `encryption` object (wrapped data key and AAD) when the chunks
+    /// and the indexes are encrypted.
+    pub encryption: Option<Value>,
     /// Each index's place in the `.indexes` object: (position, size), by
     /// kind: offset, timestamp, producer snapshot, leader epoch, transaction.
     pub indexes: [Option<(u64, u64)>; 5],
@@ -158,7 +162,7 @@ impl Manifest {
             original_chunk_size,
             transformed_chunks,
             compression: field(&v, "compression")?.as_bool().unwrap_or(false),
-            encrypted: v.get("encryption").is_some_and(|e| !e.is_null()),
+            encryption: v.get("encryption").filter(|e| !e.is_null()).cloned(),
             indexes: [
                 place(INDEX_KINDS[0])?,
                 place(INDEX_KINDS[1])?,
@@ -201,23 +205,27 @@ pub struct ChunkReader<R> {
     inner: R,
     sizes: std::vec::IntoIter<Chunk>,
     compression: bool,
+    key: Option<DataKey>,
     stored: Vec<u8>,
+    decrypted: Vec<u8>,
     restored: Vec<u8>,
     at: usize,
 }
 
 impl<R: Read> ChunkReader<R> {
-    /// Reads `inner` (the `.log` object from its start) as `manifest` cut it.
-    /// An encrypted segment is refused: it needs the cluster's private key.
-    pub fn new(inner: R, manifest: &Manifest) -> Result<Self, String> {
-        if manifest.encrypted {
-            return Err("the segment is encrypted (Aiven's encryption.enabled); reading it needs the cluster's RSA private key, which kseg does not take".into());
+    /// Reads `inner` (the `.log` object from its start) as `manifest` cut
+    /// it, decrypting each chunk with `key` (which an encrypted segment needs).
+    pub fn new(inner: R, manifest: &Manifest, key: Option<DataKey>) -> Result<Self, String> {
+        if manifest.encryption.is_some() && key.is_none() {
+            return Err("the segment is encrypted and no key was given".into());
         }
         Ok(Self {
             inner,
             sizes: manifest.chunks().collect::<Vec<_>>().into_iter(),
             compression: manifest.compression,
+            key,
             stored: Vec::new(),
+            decrypted: Vec::new(),
             restored: Vec::new(),
             at: 0,
         })
@@ -250,6 +258,11 @@ impl<R: Read> ChunkReader<R> {
                 e
             }
         })?;
+        if let Some(key) = &self.key {
+            key.decrypt_chunk(&self.stored, &mut self.decrypted)
+                .map_err(bad)?;
+            std::mem::swap(&mut self.stored, &mut self.decrypted);
+        }
         if self.compression {
             self.restored.clear();
             let mut decoder = zstd::stream::read::Decoder::with_buffer(self.stored.as_slice())

@@ -203,6 +203,7 @@ impl KeyRing {
 }
 
 /// One segment's AES-256 data key and AAD.
+#[derive(Clone)]
 pub struct DataKey {
     key: [u8; KEY_SIZE],
     aad: Vec<u8>,

@@ -6,6 +6,7 @@ use std::io::Read;
 use object_store::path::Path;
 
 use super::aiven::{ChunkReader, Manifest};
+use super::aiven_crypto::{DataKey, KeyRing};
 use super::client::ObjectClient;
 use crate::logdir::LogDirError;
 use crate::logdir::mapped::INDEX_READ_LIMIT;
@@ -14,13 +15,14 @@ use crate::logdir::mapped::INDEX_READ_LIMIT;
 const MANIFEST_LIMIT: u64 = 64 << 20;
 
 /// How a remote segment's files are stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum RemoteLayout {
     /// Kafka's `LocalTieredStorage`: each file as it was, its suffix kept
     /// (`.log`, `.index`, `.timeindex`, …).
     LocalTieredStorage,
-    /// Aiven's: a chunked `.log`, a `.rsm-manifest` and one `.indexes`.
-    Aiven(Manifest),
+    /// Aiven's: a chunked `.log`, a `.rsm-manifest` and one `.indexes`;
+    /// with the segment's data key when it is encrypted, or why there is none.
+    Aiven(Manifest, Option<Result<DataKey, String>>),
 }
 
 /// An index of a segment.
@@ -33,7 +35,7 @@ pub enum IndexKind {
 }
 
 /// One remote segment, found by its `.log` object.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct RemoteSegmentObject {
     /// The `.log` object's key.
     pub log: Path,
@@ -65,8 +67,9 @@ pub fn name_base_offset(key: &Path) -> Option<i64> {
 
 impl RemoteSegmentObject {
     /// The segment whose `.log` object is `log`; Aiven's layout when a
-    /// `.rsm-manifest` lies beside it.
-    pub fn open(client: &ObjectClient, log: &Path) -> Result<Self, LogDirError> {
+    /// `.rsm-manifest` lies beside it, its data key unwrapped with `keys`
+    /// when it is encrypted.
+    pub fn open(client: &ObjectClient, log: &Path, keys: &KeyRing) -> Result<Self, LogDirError> {
         let manifest_key = sibling(log, ".rsm-manifest");
         let stored = client.size(log)?;
         let (size, layout) = if client.exists(&manifest_key)? {
@@ -89,7 +92,15 @@ impl RemoteSegmentObject {
                     ),
                 ));
             }
-            (manifest.original_file_size, RemoteLayout::Aiven(manifest))
+            let key = manifest.encryption.as_ref().map(|e| {
+                keys.data_key(e).map_err(|why| {
+                    format!("the segment is encrypted (Aiven's encryption.enabled): {why}; pass --aiven-private-key [ID=]PEM")
+                })
+            });
+            (
+                manifest.original_file_size,
+                RemoteLayout::Aiven(manifest, key),
+            )
         } else {
             (stored, RemoteLayout::LocalTieredStorage)
         };
@@ -105,7 +116,7 @@ impl RemoteSegmentObject {
     pub fn layout_name(&self) -> &'static str {
         match self.layout {
             RemoteLayout::LocalTieredStorage => "LocalTieredStorage",
-            RemoteLayout::Aiven(_) => "Aiven tiered storage",
+            RemoteLayout::Aiven(..) => "Aiven tiered storage",
         }
     }
 
@@ -114,13 +125,15 @@ impl RemoteSegmentObject {
         let stream = client.stream(&self.log)?;
         Ok(match &self.layout {
             RemoteLayout::LocalTieredStorage => Box::new(stream),
-            RemoteLayout::Aiven(manifest) => {
-                Box::new(ChunkReader::new(stream, manifest).map_err(|why| {
+            RemoteLayout::Aiven(manifest, key) => {
+                let fail = |why: String| {
                     LogDirError::io(
                         std::path::Path::new(&client.url(&self.log)),
                         std::io::Error::other(why),
                     )
-                })?)
+                };
+                let key = key.clone().transpose().map_err(fail)?;
+                Box::new(ChunkReader::new(stream, manifest, key).map_err(fail)?)
             }
         })
     }
@@ -149,7 +162,7 @@ impl RemoteSegmentObject {
                     client.url(&key),
                 )))
             }
-            RemoteLayout::Aiven(manifest) => {
+            RemoteLayout::Aiven(manifest, data_key) => {
                 let key = sibling(&self.log, ".indexes");
                 let url = client.url(&key);
                 let Some((position, size)) = manifest.indexes[match kind {
@@ -158,21 +171,26 @@ impl RemoteSegmentObject {
                 }] else {
                     return Ok(None);
                 };
-                if manifest.encrypted {
-                    return Err(LogDirError::io(
-                        std::path::Path::new(&url),
-                        std::io::Error::other(
-                            "the indexes are encrypted; reading them needs the cluster's RSA private key",
-                        ),
-                    ));
-                }
                 if size > INDEX_READ_LIMIT {
                     return Err(LogDirError::io(
                         std::path::Path::new(&url),
                         std::io::Error::other(format!("an index of {size} bytes")),
                     ));
                 }
-                let bytes = client.read_range(&key, position..position + size)?;
+                let fail = |why: String| {
+                    LogDirError::io(std::path::Path::new(&url), std::io::Error::other(why))
+                };
+                let stored = client.read_range(&key, position..position + size)?;
+                // An empty index is stored as no bytes, encrypted or not.
+                let bytes = match data_key {
+                    Some(data_key) if !stored.is_empty() => {
+                        let data_key = data_key.as_ref().map_err(|why| fail(why.clone()))?;
+                        let mut plain = Vec::new();
+                        data_key.decrypt_chunk(&stored, &mut plain).map_err(fail)?;
+                        plain
+                    }
+                    _ => stored,
+                };
                 Ok(Some((
                     bytes,
                     format!("{url} bytes {position}..{}", position + size),

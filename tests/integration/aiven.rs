@@ -97,7 +97,7 @@ fn chunk_indexes_read_as_aiven_reads_them() {
                 "{name}"
             );
             assert_eq!(
-                manifest.encrypted,
+                manifest.encryption.is_some(),
                 !segment["encryption"].is_null(),
                 "{name}"
             );
@@ -107,90 +107,117 @@ fn chunk_indexes_read_as_aiven_reads_them() {
     assert_eq!(kinds.len(), 2, "{kinds:?}");
 }
 
-/// Every unencrypted segment, fetched from S3, dumps byte for byte as the
-/// Kafka-written file Aiven uploaded (batches, records, JSON), and
-/// `verify --remote` finds each sound, its last offset the one Kafka's
-/// segment metadata gives, its indexes those Kafka wrote.
+/// Every segment of a configuration, fetched from S3 with `keys` given,
+/// dumps byte for byte as the Kafka-written file Aiven uploaded (batches,
+/// records, JSON), and `verify --remote` finds each sound, its last offset
+/// the one Kafka's segment metadata gives, its indexes those Kafka wrote.
+fn dumps_and_verifies_as_its_input(
+    bucket: &Bucket<'_>,
+    name: &str,
+    dir: &Path,
+    view: &Value,
+    keys: &[&str],
+) {
+    let s3 = server();
+    for segment in view["segments"].as_array().unwrap() {
+        let input = dir.join(segment["input"]["log"].as_str().unwrap());
+        let key = log_key(segment);
+        let url = bucket.url(&key);
+        for flags in [
+            &[][..],
+            &["--deep-iteration", "--print-data-log"],
+            &["--json"],
+        ] {
+            let local = kseg(
+                ["dump".as_ref()]
+                    .into_iter()
+                    .chain(flags.iter().map(|f| f.as_ref()))
+                    .chain([input.as_os_str()]),
+            );
+            let remote = s3.kseg(
+                ["dump"]
+                    .iter()
+                    .chain(flags)
+                    .chain(keys)
+                    .copied()
+                    .chain([url.as_str()]),
+            );
+            let shown = std::path::absolute(&input).unwrap().display().to_string();
+            assert_eq!(
+                stdout(&local)
+                    .replace(&shown, "<segment>")
+                    .replace(&input.display().to_string(), "<segment>"),
+                stdout(&remote).replace(&url, "<segment>"),
+                "{name} {key} {flags:?}"
+            );
+            assert_eq!(local.status.code(), remote.status.code(), "{name} {key}");
+            assert_eq!(stderr(&remote), "", "{name} {key}");
+        }
+    }
+    let prefix = bucket.url("");
+    let out = s3.kseg(["verify", "--json", "--remote", &prefix].iter().chain(keys));
+    assert_eq!(out.status.code(), Some(0), "{name}: {}", stdout(&out));
+    let lines: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let checked: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "remoteSegment")
+        .collect();
+    assert_eq!(
+        checked.len(),
+        view["segments"].as_array().unwrap().len(),
+        "{name}"
+    );
+    for segment in view["segments"].as_array().unwrap() {
+        let url = bucket.url(&log_key(segment));
+        let check = checked.iter().find(|c| c["url"] == url.as_str()).unwrap();
+        let meta = &segment["metadata"];
+        assert_eq!(check["findings"], Value::Array(vec![]), "{name} {url}");
+        assert_eq!(check["layout"], "Aiven tiered storage");
+        assert_eq!(check["baseOffset"], meta["startOffset"], "{name} {url}");
+        assert_eq!(
+            check["nextOffset"].as_i64().unwrap() - 1,
+            meta["endOffset"].as_i64().unwrap(),
+            "{name} {url}"
+        );
+        assert_eq!(check["size"], meta["segmentSizeInBytes"], "{name} {url}");
+        assert_eq!(check["offsetIndex"]["state"], "ok", "{name} {url}");
+        assert_eq!(check["timeIndex"]["state"], "ok", "{name} {url}");
+    }
+}
+
+/// Unencrypted segments (plain, zstd, the heuristic's mix) read in place.
 #[test]
 fn unencrypted_segments_dump_and_verify_in_place() {
     let s3 = server();
+    let mut seen = 0;
     for (name, dir, view) in configurations() {
         if view["segments"][0]["encryption"].is_object() {
             continue;
         }
         let bucket = s3.bucket(&name);
         upload(&bucket, &dir.join("storage"));
-        for segment in view["segments"].as_array().unwrap() {
-            let input = dir.join(segment["input"]["log"].as_str().unwrap());
-            let key = log_key(segment);
-            let url = bucket.url(&key);
-            for flags in [
-                &[][..],
-                &["--deep-iteration", "--print-data-log"],
-                &["--json"],
-            ] {
-                let local = kseg(
-                    ["dump".as_ref()]
-                        .into_iter()
-                        .chain(flags.iter().map(|f| f.as_ref()))
-                        .chain([input.as_os_str()]),
-                );
-                let remote = s3.kseg(["dump"].iter().chain(flags).copied().chain([url.as_str()]));
-                let shown = std::path::absolute(&input).unwrap().display().to_string();
-                assert_eq!(
-                    stdout(&local)
-                        .replace(&shown, "<segment>")
-                        .replace(&input.display().to_string(), "<segment>"),
-                    stdout(&remote).replace(&url, "<segment>"),
-                    "{name} {key} {flags:?}"
-                );
-                assert_eq!(local.status.code(), remote.status.code(), "{name} {key}");
-                assert_eq!(stderr(&remote), "", "{name} {key}");
-            }
-        }
-        let out = s3.kseg(["verify", "--json", "--remote", &bucket.url("")]);
-        assert_eq!(out.status.code(), Some(0), "{name}: {}", stdout(&out));
-        let lines: Vec<Value> = stdout(&out)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        let checked: Vec<&Value> = lines
-            .iter()
-            .filter(|l| l["type"] == "remoteSegment")
-            .collect();
-        assert_eq!(
-            checked.len(),
-            view["segments"].as_array().unwrap().len(),
-            "{name}"
-        );
-        for segment in view["segments"].as_array().unwrap() {
-            let url = bucket.url(&log_key(segment));
-            let check = checked.iter().find(|c| c["url"] == url.as_str()).unwrap();
-            let meta = &segment["metadata"];
-            assert_eq!(check["findings"], Value::Array(vec![]), "{name} {url}");
-            assert_eq!(check["layout"], "Aiven tiered storage");
-            assert_eq!(check["baseOffset"], meta["startOffset"], "{name} {url}");
-            assert_eq!(
-                check["nextOffset"].as_i64().unwrap() - 1,
-                meta["endOffset"].as_i64().unwrap(),
-                "{name} {url}"
-            );
-            assert_eq!(check["size"], meta["segmentSizeInBytes"], "{name} {url}");
-            assert_eq!(check["offsetIndex"]["state"], "ok", "{name} {url}");
-            assert_eq!(check["timeIndex"]["state"], "ok", "{name} {url}");
-        }
+        dumps_and_verifies_as_its_input(&bucket, &name, &dir, &view, &[]);
+        seen += 1;
     }
+    assert_eq!(seen, 3);
 }
 
-/// An encrypted segment is named as such, with what reading it needs,
-/// and a non-zero exit code; the sizes the manifest gives still show.
+/// An encrypted segment without its key is named as such, with what
+/// reading it needs, and a non-zero exit code; with the cluster's private
+/// key (for any key pair, or for the one its manifest names) it reads as
+/// the file it was.
 #[test]
-fn encrypted_segments_say_they_need_the_key() {
+fn encrypted_segments_read_with_the_key_and_say_they_need_it() {
     let s3 = server();
+    let mut seen = 0;
     for (name, dir, view) in configurations() {
-        if !view["segments"][0]["encryption"].is_object() {
+        let Some(wrapped) = view["segments"][0]["manifest"]["encryption"]["dataKey"].as_str()
+        else {
             continue;
-        }
+        };
         let bucket = s3.bucket(&name);
         upload(&bucket, &dir.join("storage"));
         let segment = &view["segments"][0];
@@ -205,11 +232,27 @@ fn encrypted_segments_say_they_need_the_key() {
         let out = s3.kseg(["verify", "--remote", &bucket.url("")]);
         assert_eq!(out.status.code(), Some(1), "{name}");
         assert!(
-            stdout(&out).contains("encrypted"),
+            stdout(&out).contains("--aiven-private-key"),
             "{name}: {}",
             stdout(&out)
         );
+        let pem = dir.join("rsa/private.pem").display().to_string();
+        let any = format!("--aiven-private-key={pem}");
+        dumps_and_verifies_as_its_input(&bucket, &name, &dir, &view, &[&any]);
+        let id = wrapped.split_once(':').unwrap().0;
+        let named = format!("--aiven-private-key={id}={pem}");
+        dumps_and_verifies_as_its_input(&bucket, &name, &dir, &view, &[&named]);
+        let other = format!("--aiven-private-key=another-{id}={pem}");
+        let out = s3.kseg(["dump", other.as_str(), url.as_str()]);
+        assert_ne!(out.status.code(), Some(0), "{name}");
+        assert!(
+            stderr(&out).contains(&format!("{id:?}")),
+            "{name}: {}",
+            stderr(&out)
+        );
+        seen += 1;
     }
+    assert_eq!(seen, 2);
 }
 
 /// Damage inside the objects is found where it is: a flipped byte inside

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use kseg::logdir::chunked::walk_stream;
 use kseg::logdir::file_name::FileKind;
+use kseg::objstore::aiven_crypto::KeyRing;
 use kseg::objstore::{ObjectClient, RemoteSegmentObject};
 use kseg::render::dump::kind_name;
 
@@ -27,7 +28,8 @@ pub(super) fn dump_remote(
         );
         return Ok(ExitCode::Error);
     }
-    let segment = RemoteSegmentObject::open(&client, &key)?;
+    let keys = KeyRing::load(&args.aiven_private_key).map_err(anyhow::Error::msg)?;
+    let segment = RemoteSegmentObject::open(&client, &key, &keys)?;
     printer.file(url, kind_name(FileKind::Log))?;
     let header = match segment.base_offset.or(args.base_offset) {
         Some(base) => format!("Log starting offset: {base}"),
