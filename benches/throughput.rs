@@ -3,6 +3,10 @@
 //!
 //! - `dump` at batch level on one big segment, and its peak RSS against a
 //!   segment 1/16 the size;
+//! - `dump` of the same segment as a remote object on an S3-compatible
+//!   server in this process (Kafka's LocalTieredStorage layout), streamed:
+//!   its speed against the local dump, and its peak RSS against a remote
+//!   segment 1/16 the size;
 //! - `rebuild-index --check` on the same segment (header walk, no CRC);
 //! - `verify` on a log dir of several segments, one thread and all cores,
 //!   and one thread restoring the page cache, beside the floors the machine
@@ -26,7 +30,7 @@
 //!
 //! `cargo bench --bench throughput -- [--size-mib N] [--work-dir DIR] [--only SECTION,...]`
 //! (default 1024 MiB in a temporary directory; the data is written once;
-//! sections: `dump`, `check`, `verify`, `small`, `rss`, `locate`,
+//! sections: `dump`, `remote`, `check`, `verify`, `small`, `rss`, `locate`,
 //! `salvage`, `decoded`, `groups`, `metadata`, `partitions`, default all;
 //! the `groups` and `metadata` partitions are a quarter of the size).
 //!
@@ -51,6 +55,11 @@ use kseg::format::checkpoint::{OffsetCheckpointEntry, encode_offset_checkpoint};
 use kseg::format::encode::{BatchSpec, RecordSpec};
 
 const KSEG: &str = env!("CARGO_BIN_EXE_kseg");
+
+/// The integration tests' S3-compatible server (s3s-fs on a local port).
+#[allow(dead_code)]
+#[path = "../tests/integration/s3_server.rs"]
+mod s3_server;
 
 /// Batch number `batch`: `records` records of `value_len`-byte values,
 /// timestamped by the batch number.
@@ -873,8 +882,14 @@ fn crc_in_cache(bytes: u64, threads: usize) -> Duration {
 /// Runs kseg, returns its wall time and peak RSS in KiB (reported by kseg
 /// itself through `KSEG_PEAK_RSS`).
 fn run(args: &[&str], threads: Option<usize>) -> (Duration, i64) {
+    run_with(args, threads, &[])
+}
+
+/// [`run`] with `env` set.
+fn run_with(args: &[&str], threads: Option<usize>, env: &[(&str, String)]) -> (Duration, i64) {
     let mut cmd = Command::new(KSEG);
     cmd.args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .env("KSEG_PEAK_RSS", "1")
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
@@ -949,6 +964,34 @@ fn logs(dir: &Path) -> Vec<PathBuf> {
         .collect();
     v.sort();
     v
+}
+
+/// `dump` of `big` stored on the S3 server, against the local dump of
+/// the same file, and peak RSS against `small` stored alike.
+fn remote_dump(big: &Path, small: &Path) {
+    let s3 = s3_server::server();
+    let bucket = s3.bucket("bench");
+    let key = |name: &str| format!("{name}-0-Ms7kW9S0QpW4y1rHuwh8ZQ/0-Xk3vN1bRTgC0fm0yZ3q2_A.log");
+    bucket.put(&key("big"), std::fs::read(big).unwrap());
+    bucket.put(&key("small"), std::fs::read(small).unwrap());
+    let (big_url, small_url) = (bucket.url(&key("big")), bucket.url(&key("small")));
+    let env = s3.env();
+    let local = big.to_str().unwrap();
+    let remote = paired(
+        || run(&["dump", local], None).0,
+        || run_with(&["dump", &big_url], None, &env).0,
+    );
+    let bytes = std::fs::metadata(big).unwrap().len();
+    let (_, rss) = run_with(&["dump", &big_url], None, &env);
+    let (_, small_rss) = best(3, || run_with(&["dump", &small_url], None, &env));
+    println!(
+        "dump of the {} MiB segment as a remote object (S3 server in this process, LocalTieredStorage layout): {:.0} MiB/s = {} the local dump; peak RSS {} KiB (a remote segment 1/16 the size: {} KiB)",
+        bytes >> 20,
+        mib_s(bytes, remote.best_cmd),
+        remote,
+        rss,
+        small_rss
+    );
 }
 
 /// Whether `--only` (comma-separated sections; default all) asks for `section`.
@@ -1087,7 +1130,7 @@ fn main() {
     let many = work.join("many10k-0");
     eprintln!("writing test data under {} ...", work.display());
     // Each section's data is written when a section asks for it.
-    let segment_sections = want("dump") || want("check") || want("verify");
+    let segment_sections = want("dump") || want("remote") || want("check") || want("verify");
     if segment_sections {
         write_partition(&big, size_mib << 20, 2 << 30, 16);
         write_partition(&small, (size_mib / 16).max(1) << 20, 2 << 30, 16);
@@ -1170,6 +1213,9 @@ fn main() {
             rss,
             small_rss
         );
+    }
+    if want("remote") {
+        remote_dump(&big_log[0], &logs(&small)[0]);
     }
     if want("check") {
         let check = paired(read_big, || {
