@@ -22,7 +22,7 @@ pub enum RemoteLayout {
     LocalTieredStorage,
     /// Aiven's: a chunked `.log`, a `.rsm-manifest` and one `.indexes`;
     /// with the segment's data key when it is encrypted, or why there is none.
-    Aiven(Manifest, Option<Result<DataKey, String>>),
+    Aiven(Box<Manifest>, Option<Result<DataKey, String>>),
 }
 
 /// An index of a segment.
@@ -99,7 +99,7 @@ impl RemoteSegmentObject {
             });
             (
                 manifest.original_file_size,
-                RemoteLayout::Aiven(manifest, key),
+                RemoteLayout::Aiven(Box::new(manifest), key),
             )
         } else {
             (stored, RemoteLayout::LocalTieredStorage)
