@@ -203,7 +203,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__dump)
-            opts="-h -V --files --deep --deep-iteration --print-data-log --skip-record-metadata --encoding --json --verify-index-only --index-sanity-check --max-bytes --max-message-size --max-decompressed-bytes --keep-cache --base-offset --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --remote-log-metadata-decoder --share-group-state-decoder --no-decode --help --version"
+            opts="-h -V --files --deep --deep-iteration --print-data-log --skip-record-metadata --encoding --json --verify-index-only --index-sanity-check --max-bytes --max-message-size --max-decompressed-bytes --keep-cache --base-offset --aiven-private-key --offsets-decoder --transaction-log-decoder --cluster-metadata-decoder --remote-log-metadata-decoder --share-group-state-decoder --no-decode --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -230,6 +230,10 @@ _kseg() {
                     return 0
                     ;;
                 --base-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --aiven-private-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -973,7 +977,7 @@ _kseg() {
             return 0
             ;;
         kseg__subcmd__verify)
-            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --metadata --server-properties --help --version"
+            opts="-h -V --recovery-point --index-interval-bytes --deep --json --page-cache --now --producer-id-expiration-ms --metadata --server-properties --remote --aiven-private-key --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1004,6 +1008,14 @@ _kseg() {
                     return 0
                     ;;
                 --server-properties)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --remote)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --aiven-private-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

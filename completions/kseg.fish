@@ -53,6 +53,7 @@ complete -c kseg -n "__fish_kseg_using_subcommand dump" -l max-bytes -d 'Only du
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l max-message-size -d 'Accepted for compatibility with kafka-dump-log; has no effect' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l max-decompressed-bytes -d 'Largest decompressed batch kseg will hold in memory, in bytes' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l base-offset -d 'The segment\'s base offset, for a renamed copy whose name does not carry it (index entries are stored relative to it)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand dump" -l aiven-private-key -d 'An RSA private key (PKCS#8 PEM) that unwraps the data keys of remote segments Aiven\'s tiered storage encrypted: `ID=PATH` for the key pair ID its `encryption.key.pairs` names, or `PATH` for any' -r
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l deep-iteration -l deep -d 'Print one line per record'
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l print-data-log -d 'Print keys, values and header values (implies --deep-iteration)'
 complete -c kseg -n "__fish_kseg_using_subcommand dump" -l skip-record-metadata -d 'Leave out record metadata, keep key and payload'
@@ -86,6 +87,8 @@ complete -c kseg -n "__fish_kseg_using_subcommand verify" -l now -d 'The broker\
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l producer-id-expiration-ms -d 'The broker\'s producer.id.expiration.ms: producers idle this long are dropped when a producer snapshot is loaded' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l metadata -d 'The metadata log to take topic configs from: a __cluster_metadata-0 directory or the log dir holding one [default: the log dir\'s own, when it has one]' -r -F
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l server-properties -d 'The broker\'s server.properties: its log.* settings are the STATIC_BROKER_CONFIG layer, and it gives node.id, offsets.topic.segment.bytes, transaction.state.log.segment.bytes, metadata.log.segment.bytes and metadata.max.retention.*' -r -F
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l remote -d 'Also check every remote segment under this object-store prefix (`s3://bucket/prefix`, `gs://…`, `az://…`, `file:///dir`), stored by Kafka\'s LocalTieredStorage or Aiven\'s tiered storage, read in place: CRCs, batches and indexes (credentials and endpoint from the store\'s usual environment variables)' -r
+complete -c kseg -n "__fish_kseg_using_subcommand verify" -l aiven-private-key -d 'An RSA private key (PKCS#8 PEM) that unwraps the data keys of segments Aiven\'s tiered storage encrypted: `ID=PATH` for the key pair ID its `encryption.key.pairs` names, or `PATH` for any' -r
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l deep -d 'Also decompress and decode every record and check it against its batch'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -l json -d 'Output as newline-delimited JSON, one object per partition'
 complete -c kseg -n "__fish_kseg_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
