@@ -70,6 +70,14 @@ impl RemoteSegmentObject {
     /// `.rsm-manifest` lies beside it, its data key unwrapped with `keys`
     /// when it is encrypted.
     pub fn open(client: &ObjectClient, log: &Path, keys: &KeyRing) -> Result<Self, LogDirError> {
+        if !log.as_ref().ends_with(".log") {
+            return Err(LogDirError::io(
+                std::path::Path::new(&client.url(log)),
+                std::io::Error::other(
+                    "not a remote segment's .log object (`kseg verify --remote` takes a prefix)",
+                ),
+            ));
+        }
         let manifest_key = sibling(log, ".rsm-manifest");
         let stored = client.size(log)?;
         let (size, layout) = if client.exists(&manifest_key)? {

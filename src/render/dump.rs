@@ -512,6 +512,17 @@ impl<W: Write> DumpPrinter<W> {
     }
 }
 
+/// The line a `.log` dump opens with, from the base offset its `named`
+/// ("file" or "object") name carries.
+pub fn log_header(base: Option<i64>, named: &str) -> String {
+    match base {
+        Some(base) => format!("Log starting offset: {base}"),
+        None => format!(
+            "Log starting offset: unknown (the {named} name carries no base offset; every batch carries its own offsets)"
+        ),
+    }
+}
+
 /// The `kind` a JSON `file` line gives a file of this kind.
 pub fn kind_name(kind: FileKind) -> &'static str {
     match kind {

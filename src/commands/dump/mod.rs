@@ -14,7 +14,7 @@ use std::path::Path;
 
 use kseg::logdir::file_name::{FileKind, parse_kraft_snapshot};
 use kseg::logdir::identify::{NotDumpable, identify};
-use kseg::render::dump::kind_name;
+use kseg::render::dump::{kind_name, log_header};
 use kseg::render::{ByteEncoding, DumpPrinter, OutputFormat};
 use kseg::schema::InternalTopic;
 
@@ -131,10 +131,7 @@ fn dump_file(path: &Path, args: &DumpArgs, printer: &mut Printer<'_>) -> anyhow:
     };
     let result = match kind {
         FileKind::Log => {
-            let header = match base {
-                Some(base) => format!("Log starting offset: {base}"),
-                None => "Log starting offset: unknown (the file name carries no base offset; every batch carries its own offsets)".to_string(),
-            };
+            let header = log_header(base, "file");
             log::dump_log(path, &header, args, printer)
         }
         FileKind::KraftSnapshot => {

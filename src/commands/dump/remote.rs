@@ -8,7 +8,7 @@ use kseg::logdir::chunked::walk_stream;
 use kseg::logdir::file_name::FileKind;
 use kseg::objstore::aiven_crypto::KeyRing;
 use kseg::objstore::{ObjectClient, RemoteSegmentObject};
-use kseg::render::dump::kind_name;
+use kseg::render::dump::{kind_name, log_header};
 
 use super::Printer;
 use super::log::{BatchSource, dump_batches};
@@ -22,19 +22,10 @@ pub(super) fn dump_remote(
     printer: &mut Printer<'_>,
 ) -> anyhow::Result<ExitCode> {
     let (client, key) = ObjectClient::connect(url)?;
-    if !key.as_ref().ends_with(".log") {
-        eprintln!(
-            "kseg: {url}: not a remote segment's .log object (`kseg verify --remote` takes a prefix); skipped"
-        );
-        return Ok(ExitCode::Error);
-    }
     let keys = KeyRing::load(&args.aiven_private_key).map_err(anyhow::Error::msg)?;
     let segment = RemoteSegmentObject::open(&client, &key, &keys)?;
     printer.file(url, kind_name(FileKind::Log))?;
-    let header = match segment.base_offset.or(args.base_offset) {
-        Some(base) => format!("Log starting offset: {base}"),
-        None => "Log starting offset: unknown (the object name carries no base offset; every batch carries its own offsets)".to_string(),
-    };
+    let header = log_header(segment.base_offset.or(args.base_offset), "object");
     let source = BatchSource {
         path: Path::new(url),
         shown: url.to_string(),

@@ -7,7 +7,7 @@
 use std::ops::ControlFlow;
 
 use crate::format::codec::DEFAULT_DECOMPRESS_LIMIT;
-use crate::inspect::index::build::{IndexBuild, IndexBuilder};
+use crate::inspect::index::build::{DEFAULT_INDEX_INTERVAL_BYTES, IndexBuild, IndexBuilder};
 use crate::inspect::index::health::IndexHealth;
 use crate::inspect::recovery::batch_audit::{BatchAudit, BatchAuditor};
 use crate::inspect::recovery::segment::{
@@ -15,7 +15,8 @@ use crate::inspect::recovery::segment::{
 };
 use crate::logdir::LogDirError;
 use crate::logdir::chunked::walk_stream;
-use crate::objstore::segment::IndexKind;
+use crate::objstore::aiven_crypto::KeyRing;
+use crate::objstore::segment::{IndexKind, name_base_offset};
 use crate::objstore::{ObjectClient, RemoteSegmentObject};
 
 /// One remote segment, checked.
@@ -42,6 +43,21 @@ pub struct RemoteSegmentCheck {
 }
 
 impl RemoteSegmentCheck {
+    /// The check of the segment at `log` whose objects do not open.
+    fn unreadable(client: &ObjectClient, log: &object_store::path::Path, why: String) -> Self {
+        Self {
+            url: client.url(log),
+            layout: "unknown",
+            base_offset: name_base_offset(log),
+            size: 0,
+            build: IndexBuild::default(),
+            audit: BatchAudit::default(),
+            offset_index: IndexHealth::Missing,
+            time_index: IndexHealth::Missing,
+            unreadable: Some(why),
+        }
+    }
+
     /// Every problem, in words; empty when the segment is sound.
     pub fn findings(&self) -> Vec<String> {
         let mut out = Vec::new();
@@ -164,4 +180,35 @@ pub fn check_remote_segment(
         }
     };
     check
+}
+
+/// Checks every remote segment (every `.log` object) under `prefix`, in
+/// key order, handing each check to `each`; encrypted segments are read
+/// with `keys`. Returns how many segments there were.
+pub fn check_remote_prefix<E>(
+    client: &ObjectClient,
+    prefix: &object_store::path::Path,
+    keys: &KeyRing,
+    deep: bool,
+    mut each: impl FnMut(RemoteSegmentCheck) -> Result<(), E>,
+) -> Result<usize, E>
+where
+    E: From<LogDirError>,
+{
+    let logs: Vec<_> = client
+        .list(prefix)?
+        .into_iter()
+        .filter(|o| o.location.as_ref().ends_with(".log"))
+        .collect();
+    for object in &logs {
+        each(
+            match RemoteSegmentObject::open(client, &object.location, keys) {
+                Ok(segment) => {
+                    check_remote_segment(client, &segment, DEFAULT_INDEX_INTERVAL_BYTES, deep)
+                }
+                Err(e) => RemoteSegmentCheck::unreadable(client, &object.location, e.to_string()),
+            },
+        )?;
+    }
+    Ok(logs.len())
 }
