@@ -79,6 +79,27 @@ pub fn emit_message<E: Emitter>(
     walk.read_struct(c, &spec.fields, e)
 }
 
+/// [`emit_message`] as JSON text appended to `out`, when `version` is one
+/// of `spec`'s and not flexible (so no field is tagged and members print
+/// in the order they are read); `None`, reading and writing nothing, for
+/// any other version.
+pub fn write_message_text(
+    spec: &MessageSpec,
+    version: i16,
+    c: &mut Cursor<'_>,
+    out: &mut Vec<u8>,
+) -> Option<Result<(), DecodeError>> {
+    let plain = spec.valid_versions.contains(version) && !spec.flexible_versions.contains(version);
+    plain.then(|| {
+        let walk = Walk {
+            spec,
+            version,
+            flexible: false,
+        };
+        walk.write_struct(c, &spec.fields, out)
+    })
+}
+
 /// The state of one message's walk.
 struct Walk<'s> {
     spec: &'s MessageSpec,

@@ -6,7 +6,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 use super::consumer_protocol::decode_member_protocols;
-use super::decode::{DecodeError, emit_message};
+use super::decode::{DecodeError, emit_message, write_message_text};
 use super::emit::{Emitter, TextEmitter, ValueEmitter};
 use super::registry::{Registry, key_version, registry};
 use super::spec::MessageSpec;
@@ -110,6 +110,7 @@ fn failed<P>(what: &str, err: impl std::fmt::Display) -> Decoded<P> {
 }
 
 /// The label of a wrapped message: `"type": "1"` or `"version": 3`.
+#[derive(Clone, Copy)]
 enum Label<'a> {
     Quoted(&'a str, i16),
     Number(&'a str, i16),
@@ -123,6 +124,30 @@ fn wrapped<E: Emitter>(
     label: Label<'_>,
     e: &mut E,
 ) -> Result<E::Piece, DecodeError> {
+    // A text emitter takes a version without tagged fields as one text.
+    let written = e.write_text(|out| {
+        let start = out.len();
+        let (name, n, quote): (&str, i16, &[u8]) = match label {
+            Label::Quoted(name, n) => (name, n, b"\""),
+            Label::Number(name, n) => (name, n, b""),
+        };
+        out.extend_from_slice(b"{\"");
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\":");
+        out.extend_from_slice(quote);
+        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+        out.extend_from_slice(quote);
+        out.extend_from_slice(b",\"data\":");
+        let written = write_message_text(spec, version, c, out);
+        match &written {
+            Some(Ok(())) => out.push(b'}'),
+            _ => out.truncate(start),
+        }
+        written
+    });
+    if let Some((piece, Some(written))) = written {
+        return written.map(|()| piece);
+    }
     let data = emit_message(spec, version, c, e)?;
     let (name, label) = match label {
         Label::Quoted(name, n) => (name, e.int_string(i64::from(n))),
