@@ -31,6 +31,20 @@ const RELEASE_STEP: usize = 4 * WINDOW;
 /// 128 MiB). The price is resident memory: up to 24 MiB more a walk.
 const SHARED_RELEASE_STEP: usize = 16 * WINDOW;
 
+/// Batches shorter than this are small enough that the per-batch work
+/// between their checksums shows: the walk asks for the bytes after each
+/// one ahead of time ([`PREFETCH_AHEAD`]).
+const PREFETCH_BELOW: usize = 4 << 10;
+
+/// How far past a small batch the walk asks the CPU to fetch into its
+/// cache while the batch is visited. Over one-record batches of 1 KiB
+/// values (256 MiB, page cached) `verify` ran 1.14x as fast asking 1 or
+/// 2 KiB ahead, 1.10x at 4 and 8 KiB and 1.09x at 16 KiB (paired runs):
+/// the hardware's own prefetching follows a long stream, but not the
+/// short reads that the header parsing and bookkeeping of each batch
+/// interrupt. Longer batches gained nothing, so they are not prefetched.
+const PREFETCH_AHEAD: usize = 2 << 10;
+
 /// Mapped walks under way in this process, on any thread.
 static WALKS: AtomicUsize = AtomicUsize::new(0);
 
@@ -75,6 +89,7 @@ pub fn walk_mapped(
     let _walking = Walking::start();
     let mut window = Window::default();
     window.populate_to(&map, 1);
+    let mut prefetched = 0;
     for item in BatchIter::new(bytes, 0) {
         let batch = match item {
             Ok(batch) => batch,
@@ -82,6 +97,9 @@ pub fn walk_mapped(
         };
         let end = batch.position as usize + batch.bytes.len();
         window.populate_to(&map, end);
+        if batch.bytes.len() < PREFETCH_BELOW {
+            prefetched = prefetch(bytes, prefetched.max(end), end + PREFETCH_AHEAD);
+        }
         if visit(&batch).is_break() {
             return Ok(None);
         }
@@ -89,6 +107,26 @@ pub fn walk_mapped(
         window.release_behind(&map, batch.position as usize, release_step())?;
     }
     Ok(None)
+}
+
+/// Asks the CPU to fetch `bytes[from..to]` (clipped to its end) into its
+/// cache, a cache line at a time; returns where the lines asked for end.
+/// Nothing is read: a hint that cannot fault, whatever the address.
+fn prefetch(bytes: &[u8], from: usize, to: usize) -> usize {
+    const LINE: usize = 64;
+    let to = to.min(bytes.len());
+    let mut at = from;
+    while at < to {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `_mm_prefetch` only hints; it dereferences nothing, and
+        // SSE, which it needs, is part of every x86-64 CPU.
+        unsafe {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            _mm_prefetch::<_MM_HINT_T0>(bytes.as_ptr().wrapping_add(at).cast());
+        }
+        at += LINE;
+    }
+    at.max(from)
 }
 
 /// A read-only mapping of a whole file read at increasing positions a few

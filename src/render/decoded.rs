@@ -30,6 +30,16 @@ impl KafkaJson for Value {
     }
 }
 
+impl KafkaJson for Cow<'_, str> {
+    fn text(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self)
+    }
+    fn to_value(&self) -> Cow<'_, Value> {
+        // The text comes from the decoder's own writer, so it always parses.
+        Cow::Owned(serde_json::from_str(self).unwrap_or(Value::Null))
+    }
+}
+
 impl KafkaJson for String {
     fn text(&self) -> Cow<'_, str> {
         Cow::Borrowed(self)

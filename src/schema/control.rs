@@ -3,12 +3,14 @@
 //! records (leader change, snapshot header and footer, kraft.version,
 //! voters), each its schema's message, which starts with its own version.
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 
 use super::decode::{DecodeError, decode_message};
 use super::emit::TextEmitter;
 use super::registry::registry;
-use super::topics::{Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_text};
+use super::topics::{Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_str};
 use crate::format::ControlType;
 use crate::format::cursor::Cursor;
 
@@ -95,21 +97,26 @@ pub fn decode_in_batch(
     }
 }
 
-/// [`decode_in_batch`] as compact JSON text (`e` is reused scratch space).
-pub fn decode_in_batch_text(
+/// [`decode_in_batch`] as compact JSON text (`e` is reused scratch space,
+/// which a data record's texts are borrowed from).
+pub fn decode_in_batch_text<'e>(
     topic: InternalTopic,
     is_control: bool,
     key: Option<&[u8]>,
     value: Option<&[u8]>,
-    e: &mut TextEmitter,
-) -> DecodedRecord<String> {
+    e: &'e mut TextEmitter,
+) -> DecodedRecord<Cow<'e, str>> {
     if is_control {
         let d = decode_control(key, value);
         DecodedRecord {
-            key: d.key.map(|v| v.to_string()),
-            value: d.value.map(|v| v.to_string()),
+            key: d.key.map(|v| Cow::Owned(v.to_string())),
+            value: d.value.map(|v| Cow::Owned(v.to_string())),
         }
     } else {
-        decode_record_text(topic, key, value, e)
+        let d = decode_record_str(topic, key, value, e);
+        DecodedRecord {
+            key: d.key.map(Cow::Borrowed),
+            value: d.value.map(Cow::Borrowed),
+        }
     }
 }

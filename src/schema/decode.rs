@@ -7,7 +7,7 @@
 
 use serde_json::{Value, json};
 
-use super::emit::{Emitter, ValueEmitter};
+use super::emit::{Emitter, ValueEmitter, write_json_str};
 use super::spec::{Field, FieldType, MessageSpec};
 use crate::format::FormatError;
 use crate::format::base64;
@@ -68,7 +68,36 @@ pub fn emit_message<E: Emitter>(
         version,
         flexible: spec.flexible_versions.contains(version),
     };
+    // A version without tagged fields prints its members in the order
+    // they are read: a text emitter takes them straight into its buffer.
+    if !walk.flexible {
+        if let Some((piece, written)) = e.write_text(|out| walk.write_struct(c, &spec.fields, out))
+        {
+            return written.map(|()| piece);
+        }
+    }
     walk.read_struct(c, &spec.fields, e)
+}
+
+/// [`emit_message`] as JSON text appended to `out`, when `version` is one
+/// of `spec`'s and not flexible (so no field is tagged and members print
+/// in the order they are read); `None`, reading and writing nothing, for
+/// any other version.
+pub fn write_message_text(
+    spec: &MessageSpec,
+    version: i16,
+    c: &mut Cursor<'_>,
+    out: &mut Vec<u8>,
+) -> Option<Result<(), DecodeError>> {
+    let plain = spec.valid_versions.contains(version) && !spec.flexible_versions.contains(version);
+    plain.then(|| {
+        let walk = Walk {
+            spec,
+            version,
+            flexible: false,
+        };
+        walk.write_struct(c, &spec.fields, out)
+    })
 }
 
 /// The state of one message's walk.
@@ -252,7 +281,14 @@ impl Walk<'_> {
             FieldType::Uuid => e.uuid(c.read_bytes(16)?),
             FieldType::String => match self.checked_length(c, field, false, nullable)? {
                 None => e.null(),
-                Some(len) => e.string(&String::from_utf8_lossy(c.read_bytes(len)?)),
+                Some(len) => {
+                    let bytes = c.read_bytes(len)?;
+                    // Valid UTF-8 (nearly every string) needs no copy.
+                    match std::str::from_utf8(bytes) {
+                        Ok(text) => e.string(text),
+                        Err(_) => e.string(&String::from_utf8_lossy(bytes)),
+                    }
+                }
             },
             FieldType::Bytes | FieldType::Records => {
                 match self.checked_length(c, field, true, nullable)? {
@@ -278,6 +314,109 @@ impl Walk<'_> {
                 self.read_struct(c, fields, e)?
             }
         })
+    }
+
+    /// [`Self::read_struct`] of a version that is not flexible (so none of
+    /// its fields is tagged) as JSON text appended to `out`, each member
+    /// written as it is read: the same text [`TextEmitter`] assembles from
+    /// the pieces, with the same reads and so the same errors.
+    ///
+    /// [`TextEmitter`]: super::emit::TextEmitter
+    fn write_struct(
+        &self,
+        c: &mut Cursor<'_>,
+        fields: &[Field],
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        out.push(b'{');
+        let mut first = true;
+        for field in fields.iter().filter(|f| f.versions.contains(self.version)) {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            out.push(b'"');
+            out.extend_from_slice(field.json_name.as_bytes());
+            out.extend_from_slice(b"\":");
+            let nullable = field.nullable_versions.contains(self.version);
+            if let (FieldType::Struct(_), true) = (&field.ty, nullable) {
+                if c.read_i8()? < 0 {
+                    out.extend_from_slice(b"null");
+                    continue;
+                }
+            }
+            self.write_value(c, field, &field.ty, nullable, out)?;
+        }
+        out.push(b'}');
+        Ok(())
+    }
+
+    /// [`Self::read_value`] as JSON text appended to `out` ([`Self::write_struct`]).
+    fn write_value(
+        &self,
+        c: &mut Cursor<'_>,
+        field: &Field,
+        ty: &FieldType,
+        nullable: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<(), DecodeError> {
+        let int = |out: &mut Vec<u8>, v: i64| {
+            out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+        };
+        match ty {
+            FieldType::Bool => {
+                let text: &[u8] = if c.read_i8()? != 0 { b"true" } else { b"false" };
+                out.extend_from_slice(text);
+            }
+            FieldType::Int8 => int(out, i64::from(c.read_i8()?)),
+            FieldType::Int16 => int(out, i64::from(c.read_i16()?)),
+            FieldType::Uint16 => int(out, i64::from(c.read_i16()? as u16)),
+            FieldType::Int32 => int(out, i64::from(c.read_i32()?)),
+            FieldType::Uint32 => int(out, i64::from(c.read_u32()?)),
+            FieldType::Int64 => int(out, c.read_i64()?),
+            FieldType::Float64 => {
+                let v = Value::from(f64::from_bits(c.read_i64()? as u64));
+                let _ = serde_json::to_writer(&mut *out, &v);
+            }
+            FieldType::Uuid => write_json_str(out, &base64::url_safe_unpadded(c.read_bytes(16)?)),
+            FieldType::String => match self.checked_length(c, field, false, nullable)? {
+                None => out.extend_from_slice(b"null"),
+                Some(len) => {
+                    let bytes = c.read_bytes(len)?;
+                    match std::str::from_utf8(bytes) {
+                        Ok(text) => write_json_str(out, text),
+                        Err(_) => write_json_str(out, &String::from_utf8_lossy(bytes)),
+                    }
+                }
+            },
+            FieldType::Bytes | FieldType::Records => {
+                match self.checked_length(c, field, true, nullable)? {
+                    None => out.extend_from_slice(b"null"),
+                    Some(len) => write_json_str(out, &base64::standard(c.read_bytes(len)?)),
+                }
+            }
+            FieldType::Array(element) => match self.checked_length(c, field, true, nullable)? {
+                None => out.extend_from_slice(b"null"),
+                Some(count) => {
+                    out.push(b'[');
+                    for i in 0..count {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        // Array elements are never null; only the array may be.
+                        self.write_value(c, field, element, false, out)?;
+                    }
+                    out.push(b']');
+                }
+            },
+            FieldType::Struct(name) => {
+                let fields = self.spec.struct_fields(field).ok_or_else(|| {
+                    DecodeError::new(c.position(), format!("unknown struct type {name}"))
+                })?;
+                self.write_struct(c, fields, out)?;
+            }
+        }
+        Ok(())
     }
 
     /// The value a field has when the bytes do not carry it, as Kafka's

@@ -49,6 +49,28 @@ pub trait Emitter {
     ) -> Self::Piece;
     /// Whether a piece is the JSON value `v` (as `Value`'s `==` judges it).
     fn equals(&self, piece: &Self::Piece, v: &Value) -> bool;
+    /// For an emitter that writes JSON text into one buffer
+    /// ([`TextEmitter`]): lets `write` append a value's text to that buffer
+    /// directly, and gives the piece it wrote with `write`'s result. `None`
+    /// (without calling `write`) for an emitter that builds values: its
+    /// caller emits the value piece by piece instead.
+    fn write_text<R>(&mut self, write: impl FnOnce(&mut Vec<u8>) -> R) -> Option<(Self::Piece, R)> {
+        let _ = write;
+        None
+    }
+}
+
+/// Appends `v` to `buf` as a JSON string: copied as it is when nothing in
+/// it needs escaping (names, ids, most values), else escaped by
+/// `serde_json`.
+pub fn write_json_str(buf: &mut Vec<u8>, v: &str) {
+    if v.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        buf.push(b'"');
+        buf.extend_from_slice(v.as_bytes());
+        buf.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(buf, v);
+    }
 }
 
 /// Emits `serde_json` values.
@@ -125,16 +147,17 @@ impl TextEmitter {
         start..self.buf.len()
     }
 
-    /// A JSON string: copied as it is when nothing in it needs escaping
-    /// (names, ids, most values), else escaped by `serde_json`.
+    /// JSON text written as it is: `null`, `true`, `false` and integers,
+    /// which `serde_json` writes the same way (its integers are `itoa`'s).
+    fn push_literal(&mut self, text: &[u8]) -> Range<usize> {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(text);
+        start..self.buf.len()
+    }
+
+    /// A JSON string ([`write_json_str`]).
     fn push_str(&mut self, v: &str) {
-        if v.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-            self.buf.push(b'"');
-            self.buf.extend_from_slice(v.as_bytes());
-            self.buf.push(b'"');
-        } else {
-            let _ = serde_json::to_writer(&mut self.buf, v);
-        }
+        write_json_str(&mut self.buf, v);
     }
 
     /// Appends `open`, the pieces joined by commas (each after its
@@ -169,16 +192,16 @@ impl Emitter for TextEmitter {
     type Piece = Range<usize>;
 
     fn null(&mut self) -> Range<usize> {
-        self.push_json(())
+        self.push_literal(b"null")
     }
     fn bool(&mut self, v: bool) -> Range<usize> {
-        self.push_json(v)
+        self.push_literal(if v { b"true" } else { b"false" })
     }
     fn int(&mut self, v: i64) -> Range<usize> {
-        self.push_json(v)
+        self.push_literal(itoa::Buffer::new().format(v).as_bytes())
     }
     fn uint(&mut self, v: u64) -> Range<usize> {
-        self.push_json(v)
+        self.push_literal(itoa::Buffer::new().format(v).as_bytes())
     }
     fn float(&mut self, v: f64) -> Range<usize> {
         self.push_json(Value::from(v))
@@ -191,7 +214,8 @@ impl Emitter for TextEmitter {
     fn int_string(&mut self, v: i64) -> Range<usize> {
         let start = self.buf.len();
         self.buf.push(b'"');
-        let _ = serde_json::to_writer(&mut self.buf, &v);
+        self.buf
+            .extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
         self.buf.push(b'"');
         start..self.buf.len()
     }
@@ -216,6 +240,14 @@ impl Emitter for TextEmitter {
             .get(piece.clone())
             .and_then(|text| serde_json::from_slice::<Value>(text).ok())
             .is_some_and(|parsed| parsed == *v)
+    }
+    fn write_text<R>(
+        &mut self,
+        write: impl FnOnce(&mut Vec<u8>) -> R,
+    ) -> Option<(Range<usize>, R)> {
+        let start = self.buf.len();
+        let result = write(&mut self.buf);
+        Some((start..self.buf.len(), result))
     }
 }
 

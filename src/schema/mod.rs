@@ -23,5 +23,6 @@ pub mod tree;
 pub use control::{decode_control, decode_in_batch, decode_in_batch_text};
 pub use decode::DecodeError;
 pub use topics::{
-    Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_text, newer_than_known,
+    Decoded, DecodedRecord, InternalTopic, decode_record, decode_record_str, decode_record_text,
+    newer_than_known,
 };

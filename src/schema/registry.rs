@@ -38,6 +38,10 @@ pub struct Registry {
     /// Positions of coordinator value schemas, by folder and key name: the
     /// newest layout first, then older releases' (newest first).
     coordinator_values: BTreeMap<String, BTreeMap<String, Vec<usize>>>,
+    /// [`Registry::coordinator_values`] of each coordinator key schema, by
+    /// folder and record type, so that a record's decoder finds its key's
+    /// and value's layouts in one lookup by number.
+    coordinator_types: BTreeMap<String, BTreeMap<i16, (usize, Vec<usize>)>>,
     /// Positions of record schemas, by folder and `apiKey`, with the name
     /// Kafka's `MetadataRecordType` gives each (`PARTITION_CHANGE_RECORD`).
     api_keys: BTreeMap<String, BTreeMap<i16, (usize, String)>>,
@@ -138,11 +142,30 @@ impl Registry {
                     .insert(file.spec.name.clone(), layouts);
             }
         }
+        let coordinator_types = coordinator_keys
+            .iter()
+            .map(|(folder, types)| {
+                let values = coordinator_values.get(folder);
+                let types = types
+                    .iter()
+                    .map(|(&t, &key)| {
+                        let layouts = files
+                            .get(key)
+                            .and_then(|f| values?.get(&f.spec.name))
+                            .cloned()
+                            .unwrap_or_default();
+                        (t, (key, layouts))
+                    })
+                    .collect();
+                (folder.clone(), types)
+            })
+            .collect();
         Ok(Self {
             files,
             by_name,
             coordinator_keys,
             coordinator_values,
+            coordinator_types,
             api_keys,
         })
     }
@@ -182,6 +205,20 @@ impl Registry {
             .into_iter()
             .flatten()
             .filter_map(|&i| self.at(i))
+    }
+
+    /// [`Registry::coordinator_key`] for record type `record_type`, with
+    /// its value's layouts as [`Registry::coordinator_values`] gives them.
+    pub fn coordinator_type(
+        &self,
+        folder: &str,
+        record_type: i16,
+    ) -> Option<(
+        &MessageSpec,
+        impl Iterator<Item = &MessageSpec> + Clone + use<'_>,
+    )> {
+        let (key, values) = self.coordinator_types.get(folder)?.get(&record_type)?;
+        Some((self.at(*key)?, values.iter().filter_map(|&i| self.at(i))))
     }
 
     /// The record schema of `folder` with this `apiKey`.

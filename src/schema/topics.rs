@@ -6,7 +6,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 use super::consumer_protocol::decode_member_protocols;
-use super::decode::{DecodeError, emit_message};
+use super::decode::{DecodeError, emit_message, write_message_text};
 use super::emit::{Emitter, TextEmitter, ValueEmitter};
 use super::registry::{Registry, key_version, registry};
 use super::spec::MessageSpec;
@@ -109,10 +109,8 @@ fn failed<P>(what: &str, err: impl std::fmt::Display) -> Decoded<P> {
     Decoded::Failed(format!("{what} {err}"))
 }
 
-/// The schema and version a key or value names, or why there is none.
-type Dispatch<'r> = Result<(&'r MessageSpec, i16), DecodeError>;
-
 /// The label of a wrapped message: `"type": "1"` or `"version": 3`.
+#[derive(Clone, Copy)]
 enum Label<'a> {
     Quoted(&'a str, i16),
     Number(&'a str, i16),
@@ -126,6 +124,30 @@ fn wrapped<E: Emitter>(
     label: Label<'_>,
     e: &mut E,
 ) -> Result<E::Piece, DecodeError> {
+    // A text emitter takes a version without tagged fields as one text.
+    let written = e.write_text(|out| {
+        let start = out.len();
+        let (name, n, quote): (&str, i16, &[u8]) = match label {
+            Label::Quoted(name, n) => (name, n, b"\""),
+            Label::Number(name, n) => (name, n, b""),
+        };
+        out.extend_from_slice(b"{\"");
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\":");
+        out.extend_from_slice(quote);
+        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+        out.extend_from_slice(quote);
+        out.extend_from_slice(b",\"data\":");
+        let written = write_message_text(spec, version, c, out);
+        match &written {
+            Some(Ok(())) => out.push(b'}'),
+            _ => out.truncate(start),
+        }
+        written
+    });
+    if let Some((piece, Some(written))) = written {
+        return written.map(|()| piece);
+    }
     let data = emit_message(spec, version, c, e)?;
     let (name, label) = match label {
         Label::Quoted(name, n) => (name, e.int_string(i64::from(n))),
@@ -140,13 +162,11 @@ fn wrapped<E: Emitter>(
 /// unfinished features in place: consumer groups before 3.8, share groups
 /// before 4.1).
 fn value_layout<'r>(
-    registry: &'r Registry,
-    folder: &str,
-    key: &MessageSpec,
+    layouts: impl Iterator<Item = &'r MessageSpec>,
     version: i16,
     at: &Cursor<'_>,
 ) -> Option<&'r MessageSpec> {
-    let mut layouts = registry.coordinator_values(folder, key).peekable();
+    let mut layouts = layouts.peekable();
     let newest = layouts.next()?;
     if layouts.peek().is_none() {
         return Some(newest);
@@ -170,18 +190,18 @@ enum Expand {
 }
 
 /// A coordinator value: a 2-byte version and the value of `key_spec`'s
-/// record type, wrapped as `{"version", "data"}`.
-fn coordinator_value<E: Emitter>(
-    registry: &Registry,
-    folder: &str,
+/// record type (whose layouts are `layouts`), wrapped as `{"version", "data"}`.
+fn coordinator_value<'r, E: Emitter>(
+    registry: &'r Registry,
     key_spec: &MessageSpec,
+    layouts: impl Iterator<Item = &'r MessageSpec>,
     value: &[u8],
     expand: Expand,
     e: &mut E,
 ) -> Result<E::Piece, DecodeError> {
     let mut vc = Cursor::new(value, 0);
     let version = vc.read_i16()?;
-    let spec = value_layout(registry, folder, key_spec, version, &vc)
+    let spec = value_layout(layouts, version, &vc)
         .ok_or_else(|| DecodeError::new(0, format!("no value schema for {}", key_spec.name)))?;
     // kafka-dump-log 4.1 on labels every coordinator value's version
     // "version" (4.0 said "type" for a share-state value).
@@ -203,11 +223,11 @@ fn coordinator_value<E: Emitter>(
 pub fn decode_group_metadata(value: &[u8]) -> Option<Value> {
     let registry = registry().ok()?;
     let folder = InternalTopic::ConsumerOffsets.schema_folder();
-    let key_spec = registry.coordinator_key(folder, 2)?;
+    let (key_spec, layouts) = registry.coordinator_type(folder, 2)?;
     let v = coordinator_value(
         registry,
-        folder,
         key_spec,
+        layouts,
         value,
         Expand::MemberProtocols,
         &mut ValueEmitter,
@@ -233,13 +253,13 @@ fn coordinator_record<E: Emitter>(
         };
     };
     let mut kc = Cursor::new(key, 0);
-    let key_spec: Dispatch<'_> = kc.read_i16().map_err(DecodeError::from).and_then(|t| {
+    let key_spec = kc.read_i16().map_err(DecodeError::from).and_then(|t| {
         registry
-            .coordinator_key(folder, t)
-            .map(|s| (s, t))
+            .coordinator_type(folder, t)
+            .map(|(s, layouts)| (s, layouts, t))
             .ok_or_else(|| DecodeError::new(0, format!("unknown record type {t}")))
     });
-    let (key_spec, record_type) = match key_spec {
+    let (key_spec, layouts, record_type) = match key_spec {
         Ok(found) => found,
         Err(err) => {
             return DecodedRecord {
@@ -256,7 +276,7 @@ fn coordinator_record<E: Emitter>(
         e,
     );
     let value_json =
-        value.map(|value| coordinator_value(registry, folder, key_spec, value, expand, e));
+        value.map(|value| coordinator_value(registry, key_spec, layouts, value, expand, e));
     DecodedRecord {
         key: key_json.map_or_else(|e| failed("key", e), Decoded::Json),
         value: match value_json {
@@ -405,9 +425,25 @@ pub fn decode_record_text(
     value: Option<&[u8]>,
     e: &mut TextEmitter,
 ) -> DecodedRecord<String> {
+    let d = decode_record_str(topic, key, value, e);
+    DecodedRecord {
+        key: d.key.map(str::to_string),
+        value: d.value.map(str::to_string),
+    }
+}
+
+/// [`decode_record_text`] with the texts left in `e` (emptied first),
+/// borrowed from it until its next use: nothing is copied out.
+pub fn decode_record_str<'e>(
+    topic: InternalTopic,
+    key: Option<&[u8]>,
+    value: Option<&[u8]>,
+    e: &'e mut TextEmitter,
+) -> DecodedRecord<&'e str> {
     e.clear();
     let d = emit_record(topic, key, value, Expand::MemberProtocols, e);
-    let text = |piece: Range<usize>| e.text(&piece).to_string();
+    let e = &*e;
+    let text = |piece: Range<usize>| e.text(&piece);
     DecodedRecord {
         key: d.key.map(text),
         value: d.value.map(text),
