@@ -15,6 +15,10 @@ use serde_json::Value;
 
 use super::aiven_crypto::DataKey;
 
+/// The most bytes a manifest's packed chunk sizes may unpack to (the
+/// bound Aiven's own reader sets).
+const MAX_CHUNK_SIZES: u64 = 10 << 20;
+
 /// The largest chunk kseg accepts (Aiven's chunk size is an int; real ones are MiBs).
 const MAX_CHUNK: u64 = 1 << 30;
 
@@ -138,8 +142,15 @@ impl Manifest {
                 let packed = base64::engine::general_purpose::STANDARD
                     .decode(text)
                     .map_err(|e| format!("transformedChunks: {e}"))?;
-                let raw = zstd::bulk::decompress(&packed, 1 << 26)
+                let mut raw = Vec::new();
+                zstd::stream::read::Decoder::new(packed.as_slice())
+                    .and_then(|d| d.take(MAX_CHUNK_SIZES + 1).read_to_end(&mut raw))
                     .map_err(|e| format!("transformedChunks: {e}"))?;
+                if raw.len() as u64 > MAX_CHUNK_SIZES {
+                    return Err(format!(
+                        "transformedChunks unpacks to more than {MAX_CHUNK_SIZES} bytes"
+                    ));
+                }
                 decode_chunk_sizes(&raw)?
             }
             other => return Err(format!("a chunk index of type {other:?}")),
@@ -325,5 +336,29 @@ mod tests {
         assert!(decode_chunk_sizes(&bytes[..bytes.len() - 1]).is_err());
         assert!(decode_chunk_sizes(&[0, 0, 0, 3, 0, 0, 3, 0xe8, 9]).is_err());
         assert!(decode_chunk_sizes(&[0xff, 0xff, 0xff, 0xff]).is_err());
+    }
+
+    /// A variable chunk index whose packed sizes unpack past Aiven's own
+    /// bound is refused before it is decoded, and a chunk count that does
+    /// not fit the segment is named.
+    #[test]
+    fn packed_chunk_sizes_are_bounded() {
+        let manifest = |packed: &[u8], file_size: u64| {
+            let text = base64::engine::general_purpose::STANDARD
+                .encode(zstd::bulk::compress(packed, 3).unwrap());
+            let json = serde_json::json!({
+                "chunkIndex": {"type": "variable", "originalChunkSize": 4096,
+                    "originalFileSize": file_size, "transformedChunks": text},
+                "segmentIndexes": {}, "compression": true});
+            Manifest::parse(json.to_string().as_bytes())
+        };
+        let huge = vec![0u8; (MAX_CHUNK_SIZES + 1) as usize];
+        let err = manifest(&huge, 4096).unwrap_err();
+        assert!(err.contains("more than"), "{err}");
+        // Two sizes for a one-chunk segment.
+        let two = [0, 0, 0, 2, 0, 0, 0, 9, 1, 0, 0, 0, 0, 5];
+        let err = manifest(&two, 4096).unwrap_err();
+        assert!(err.contains("2 chunk sizes for 1 chunks"), "{err}");
+        assert_eq!(manifest(&two, 5000).unwrap().transformed_chunks, vec![9, 5]);
     }
 }

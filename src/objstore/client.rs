@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::path::Path as FsPath;
 use std::sync::Arc;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use futures::StreamExt;
 use futures::stream::BoxStream;
 use object_store::path::Path;
@@ -114,26 +114,21 @@ impl ObjectClient {
         Ok(meta.size)
     }
 
-    /// Whether the object exists.
-    pub fn exists(&self, key: &Path) -> Result<bool, LogDirError> {
-        match self.runtime.block_on(self.store.head(key)) {
-            Ok(_) => Ok(true),
-            Err(object_store::Error::NotFound { .. }) => Ok(false),
-            Err(e) => Err(store_error(&self.url(key), e)),
-        }
-    }
-
-    /// The whole object, refused when it is bigger than `limit` bytes
-    /// (manifests and indexes, never segments).
-    pub fn read_small(&self, key: &Path, limit: u64) -> Result<Vec<u8>, LogDirError> {
-        let size = self.size(key)?;
+    /// The whole object, `None` when there is no such object; refused when
+    /// it is bigger than `limit` bytes (manifests and indexes, never segments).
+    pub fn read_small(&self, key: &Path, limit: u64) -> Result<Option<Vec<u8>>, LogDirError> {
+        let size = match self.runtime.block_on(self.store.head(key)) {
+            Ok(meta) => meta.size,
+            Err(object_store::Error::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(store_error(&self.url(key), e)),
+        };
         if size > limit {
             return Err(failed(
                 &self.url(key),
                 format!("{size} bytes, more than the {limit} kseg reads whole"),
             ));
         }
-        self.read_range(key, 0..size)
+        self.read_range(key, 0..size).map(Some)
     }
 
     /// `range` of the object's bytes.
@@ -202,7 +197,7 @@ impl Read for ObjectStream<'_> {
         buf.get_mut(..n)
             .unwrap_or_default()
             .copy_from_slice(self.pending.get(..n).unwrap_or_default());
-        let _ = self.pending.split_to(n);
+        self.pending.advance(n);
         Ok(n)
     }
 }

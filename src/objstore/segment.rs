@@ -80,8 +80,7 @@ impl RemoteSegmentObject {
         }
         let manifest_key = sibling(log, ".rsm-manifest");
         let stored = client.size(log)?;
-        let (size, layout) = if client.exists(&manifest_key)? {
-            let json = client.read_small(&manifest_key, MANIFEST_LIMIT)?;
+        let (size, layout) = if let Some(json) = client.read_small(&manifest_key, MANIFEST_LIMIT)? {
             let manifest = Manifest::parse(&json).map_err(|why| {
                 LogDirError::io(
                     std::path::Path::new(&client.url(&manifest_key)),
@@ -162,13 +161,9 @@ impl RemoteSegmentObject {
                         IndexKind::Time => ".timeindex",
                     },
                 );
-                if !client.exists(&key)? {
-                    return Ok(None);
-                }
-                Ok(Some((
-                    client.read_small(&key, INDEX_READ_LIMIT)?,
-                    client.url(&key),
-                )))
+                Ok(client
+                    .read_small(&key, INDEX_READ_LIMIT)?
+                    .map(|bytes| (bytes, client.url(&key))))
             }
             RemoteLayout::Aiven(manifest, data_key) => {
                 let key = sibling(&self.log, ".indexes");

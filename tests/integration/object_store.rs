@@ -70,25 +70,22 @@ fn a_remote_segment_dumps_as_the_file_on_disk() {
             );
             let remote = s3.kseg(["dump"].iter().chain(&flags).copied().chain([url.as_str()]));
             let shown = std::path::absolute(log).unwrap();
-            let name = |o: String| {
+            let local_text = |o: String| {
                 without_name(&o, &shown.display().to_string())
                     .replace(&log.display().to_string(), "<segment>")
                     .replace(log.file_name().unwrap().to_str().unwrap(), "<name>")
             };
-            assert_eq!(
-                name(stdout(&local)),
-                without_name(&stdout(&remote), &url)
-                    .replace(&format!("{base}-{SEGMENT_ID}.log"), "<name>"),
-                "{} {flags:?}",
-                log.display()
-            );
-            assert_eq!(
-                name(stderr(&local)),
-                without_name(&stderr(&remote), &url)
-                    .replace(&format!("{base}-{SEGMENT_ID}.log"), "<name>"),
-                "{} {flags:?}",
-                log.display()
-            );
+            let remote_text = |o: String| {
+                without_name(&o, &url).replace(&format!("{base}-{SEGMENT_ID}.log"), "<name>")
+            };
+            for (what, of) in [("stdout", stdout as fn(&_) -> _), ("stderr", stderr)] {
+                assert_eq!(
+                    local_text(of(&local)),
+                    remote_text(of(&remote)),
+                    "{} {flags:?} {what}",
+                    log.display()
+                );
+            }
             assert_eq!(
                 local.status.code(),
                 remote.status.code(),

@@ -110,13 +110,11 @@ fn index_bytes(
     segment.index(client, kind).map_err(|e| e.to_string())
 }
 
-/// Checks the remote segment `segment` with `interval` as the topic's
-/// index.interval.bytes; `deep` decodes every record too. A segment that
-/// cannot be read is a check saying why, not an error.
+/// Checks the remote segment `segment`; `deep` decodes every record too.
+/// A segment that cannot be read is a check saying why, not an error.
 pub fn check_remote_segment(
     client: &ObjectClient,
     segment: &RemoteSegmentObject,
-    interval: u64,
     deep: bool,
 ) -> RemoteSegmentCheck {
     let base = segment.base_offset.unwrap_or(0);
@@ -143,7 +141,9 @@ pub fn check_remote_segment(
         Ok(entries) => (Some(EntryMatcher::new(entries)), None),
         Err(health) => (None, Some(health)),
     };
-    let mut builder = IndexBuilder::counting(base, interval, true);
+    // The interval only decides which entries a rebuild writes, which this
+    // check does not compare.
+    let mut builder = IndexBuilder::counting(base, DEFAULT_INDEX_INTERVAL_BYTES, true);
     let mut auditor = BatchAuditor::new(deep);
     let mut auditing = true;
     let mut scratch = Vec::new();
@@ -203,9 +203,7 @@ where
     for object in &logs {
         each(
             match RemoteSegmentObject::open(client, &object.location, keys) {
-                Ok(segment) => {
-                    check_remote_segment(client, &segment, DEFAULT_INDEX_INTERVAL_BYTES, deep)
-                }
+                Ok(segment) => check_remote_segment(client, &segment, deep),
                 Err(e) => RemoteSegmentCheck::unreadable(client, &object.location, e.to_string()),
             },
         )?;
