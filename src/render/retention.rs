@@ -8,6 +8,7 @@ use super::time::{age, duration, utc};
 use crate::inspect::locate::segment_time::TimestampSource;
 use crate::inspect::retention::config::RetentionConfig;
 use crate::inspect::retention::metadata_log::MetadataCleaning;
+use crate::inspect::retention::remote_pass::RemotePass;
 use crate::inspect::retention::report::{
     CleanState, CompactionView, OldSegmentFate, PartitionRetention, SegmentRow,
 };
@@ -85,7 +86,71 @@ fn write_tiered(
             t.waiting_for_upload[0]
         )?;
     }
+    if let Some(pass) = &t.remote_pass {
+        write_remote_pass(w, pass, r.now)?;
+    }
     Ok(())
+}
+
+/// What the remote-log expiration task deletes now, and each remote
+/// segment's fate.
+fn write_remote_pass(w: &mut dyn Write, pass: &RemotePass, now: i64) -> io::Result<()> {
+    let bytes = match pass.retained_bytes {
+        Some(b) => format!(
+            "{b} bytes count against retention.bytes {} ({} local not yet uploaded, the rest finished remote segments in the leader epoch lineage)",
+            pass.retention_bytes, pass.only_local_bytes
+        ),
+        None => "retention.bytes is unlimited".to_string(),
+    };
+    let verdict = if pass.deleted.is_empty() {
+        "deletes nothing".to_string()
+    } else {
+        let ids: Vec<&str> = pass.deleted.iter().map(|(id, _)| id.as_str()).collect();
+        format!("deletes {} remote segments ({})", ids.len(), ids.join(", "))
+    };
+    let start = pass.remote_log_start_offset.map_or(String::new(), |o| {
+        format!("; the log start offset moves to {o}")
+    });
+    writeln!(
+        w,
+        "  remote retention (the leader's expiration task, every remote.log.manager.task.interval.ms, by retention.ms {} and retention.bytes over both tiers): {bytes}; a pass now {verdict}{start}",
+        pass.retention_ms
+    )?;
+    if pass.segments.is_empty() {
+        return Ok(());
+    }
+    let mut table = Compact::new([
+        "remote segment",
+        "offsets",
+        "size",
+        "largest timestamp",
+        "state",
+        "fate",
+    ]);
+    for s in &pass.segments {
+        let fate = match (s.deleted_now_by, s.eligible_at) {
+            (Some(rule), _) => format!("deleted by a pass now ({})", rule.describe()),
+            (None, _) if pass.kept_from.as_deref() == Some(s.id.as_str()) => {
+                "kept: the first segment retention keeps; the pass stops here".to_string()
+            }
+            (None, _) if !s.in_lineage => {
+                "kept: outside the leader epoch lineage, not judged by retention".to_string()
+            }
+            (None, Some(at)) if at > now => {
+                format!("deletable from {} (in {})", utc(at), duration(at - now))
+            }
+            (None, _) => "kept: the pass stops before it".to_string(),
+        };
+        table.add_row([
+            s.id.clone(),
+            format!("{}..{}", s.start_offset, s.end_offset),
+            s.size_in_bytes.to_string(),
+            utc(s.max_timestamp_ms),
+            s.state.to_string(),
+            fate,
+        ]);
+    }
+    table.write(w)
 }
 
 /// What the cleaner does with a segment of old data, in words.

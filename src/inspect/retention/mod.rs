@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod metadata_log;
+pub mod remote_pass;
 pub mod report;
 pub mod rules;
 pub mod settings;

@@ -20,7 +20,7 @@ use crate::inspect::retention::metadata_log::{
 use crate::inspect::retention::rules::{
     DeletionPass, LogState, SegmentFacts, delete_old_segments, eligible_at,
 };
-use crate::inspect::retention::tiered::{TieredLog, tiered_log};
+use crate::inspect::retention::tiered::{LocalLog, TieredLog, tiered_log};
 use crate::logdir::{CachePolicy, LogDirError, MappedFile, Partition};
 
 /// One segment's row.
@@ -314,11 +314,18 @@ pub fn report_partition(
     } = scan_segments(partition, config)?;
     let log_start_offset = log_start_offset(partition, inputs.log_start_offset)?;
     let high_watermark = high_watermark(partition, inputs.high_watermark, log_end_offset)?;
+    let sizes: Vec<(i64, u64)> = rows.iter().map(|r| (r.base_offset, r.size)).collect();
     let mut tiered = tiered_log(
         partition,
         config,
         inputs.remote,
-        (log_start_offset.0, inputs.log_start_offset, log_end_offset),
+        LocalLog {
+            local_log_start: log_start_offset.0,
+            given_log_start: inputs.log_start_offset,
+            log_end_offset,
+            segments: &sizes,
+            now: inputs.now,
+        },
     );
     let state = LogState {
         log_start_offset: log_start_offset.0,

@@ -15,6 +15,7 @@ use crate::inspect::locate::{
     SourcedOffset, in_neither_tier, leader_epochs, remote_partition_key, tiered_log_start,
 };
 use crate::inspect::retention::config::RetentionConfig;
+use crate::inspect::retention::remote_pass::{RemotePass, RemotePassInputs, remote_pass};
 use crate::inspect::retention::rules::UploadBound;
 use crate::logdir::Partition;
 
@@ -45,6 +46,25 @@ pub struct TieredLog {
     /// finished remote segment holds: in neither tier, so a fetch of them
     /// gets OFFSET_OUT_OF_RANGE (first, last).
     pub in_neither_tier: Vec<(i64, i64)>,
+    /// What the expiration task deletes from remote storage now, by
+    /// retention.ms and retention.bytes over both tiers (`None`: no
+    /// `__remote_log_metadata` or `leader-epoch-checkpoint` to judge by).
+    pub remote_pass: Option<RemotePass>,
+}
+
+/// The local log a tiered partition's retention reads.
+#[derive(Debug, Clone, Copy)]
+pub struct LocalLog<'a> {
+    /// The local log start offset.
+    pub local_log_start: i64,
+    /// The log start offset given on the command line, if any.
+    pub given_log_start: Option<i64>,
+    /// The log end offset.
+    pub log_end_offset: i64,
+    /// Each local segment's base offset and size.
+    pub segments: &'a [(i64, u64)],
+    /// The clock, epoch ms.
+    pub now: i64,
 }
 
 impl TieredLog {
@@ -64,8 +84,14 @@ pub fn tiered_log(
     partition: &Partition,
     config: &RetentionConfig,
     remote: Option<&RemoteLogState>,
-    (local_log_start, given, log_end_offset): (i64, Option<i64>, i64),
+    local: LocalLog,
 ) -> Option<TieredLog> {
+    let LocalLog {
+        local_log_start,
+        given_log_start: given,
+        log_end_offset,
+        ..
+    } = local;
     if !config.remote_storage_enable {
         return None;
     }
@@ -77,7 +103,7 @@ pub fn tiered_log(
         .filter(|s| s.state == SegmentState::CopyFinished)
         .collect();
     let epochs = leader_epochs(partition);
-    let (highest, highest_from) = match (remote, state, epochs) {
+    let (highest, highest_from) = match (remote, state, &epochs) {
         (None, _, _) => (
             -1,
             "no __remote_log_metadata found: -1, as a broker holds before its first upload pass"
@@ -89,7 +115,7 @@ pub fn tiered_log(
         ),
         (Some(_), Some(_), Err(why)) => (-1, format!("{why}: -1")),
         (Some(_), Some(p), Ok(cache)) => {
-            match highest_offset_in_remote_storage(p, &cache, log_end_offset) {
+            match highest_offset_in_remote_storage(p, cache, log_end_offset) {
                 Some((offset, epoch)) => (
                     offset,
                     format!(
@@ -104,7 +130,28 @@ pub fn tiered_log(
         }
     };
     let log_start_offset = tiered_log_start(partition, given, state, local_log_start);
+    let remote_pass = match (state, &epochs) {
+        (Some(p), Ok(cache)) => Some(remote_pass(
+            p,
+            RemotePassInputs {
+                epochs: cache,
+                log_start_offset: log_start_offset.0,
+                log_end_offset,
+                only_local_bytes: local
+                    .segments
+                    .iter()
+                    .filter(|(base, _)| *base >= highest)
+                    .map(|(_, size)| *size as i64)
+                    .sum(),
+                retention_ms: config.retention_ms,
+                retention_bytes: config.retention_bytes,
+                now: local.now,
+            },
+        )),
+        _ => None,
+    };
     Some(TieredLog {
+        remote_pass,
         uploads: config.uploads(),
         in_neither_tier: state.map_or_else(Vec::new, |p| {
             in_neither_tier(p, log_start_offset.0, local_log_start)
