@@ -13,4 +13,4 @@ pub mod client;
 pub mod segment;
 
 pub use client::{ObjectClient, is_object_url};
-pub use segment::{RemoteLayout, RemoteSegmentObject};
+pub use segment::{IndexKind, RemoteLayout, RemoteSegmentObject};

@@ -153,6 +153,7 @@ fn dumps_and_verifies_as_its_input(
             assert_eq!(local.status.code(), remote.status.code(), "{name} {key}");
             assert_eq!(stderr(&remote), "", "{name} {key}");
         }
+        dumps_indexes_as_its_input(bucket, dir, segment, keys);
     }
     let prefix = bucket.url("");
     let out = s3.kseg(["verify", "--json", "--remote", &prefix].iter().chain(keys));
@@ -186,6 +187,60 @@ fn dumps_and_verifies_as_its_input(
         assert_eq!(check["offsetIndex"]["state"], "ok", "{name} {url}");
         assert_eq!(check["timeIndex"]["state"], "ok", "{name} {url}");
     }
+}
+
+/// The segment's `.index` and `.timeindex`, asked for by those names
+/// beside its `.log`, come from their ranges of the `.indexes` object and
+/// dump as the Kafka-written files Aiven uploaded.
+fn dumps_indexes_as_its_input(bucket: &Bucket<'_>, dir: &Path, segment: &Value, keys: &[&str]) {
+    let s3 = server();
+    let log = log_key(segment);
+    let stem = log.strip_suffix(".log").unwrap();
+    for (field, suffix) in [("offsetIndex", "index"), ("timeIndex", "timeindex")] {
+        let input = dir.join(segment["input"][field].as_str().unwrap());
+        let url = bucket.url(&format!("{stem}.{suffix}"));
+        for flags in [&[][..], &["--json"]] {
+            let local = kseg(
+                ["dump".as_ref()]
+                    .into_iter()
+                    .chain(flags.iter().map(|f| f.as_ref()))
+                    .chain([input.as_os_str()]),
+            );
+            let remote = s3.kseg(
+                ["dump"]
+                    .iter()
+                    .chain(flags)
+                    .chain(keys)
+                    .copied()
+                    .chain([url.as_str()]),
+            );
+            let shown = std::path::absolute(&input).unwrap().display().to_string();
+            assert_eq!(
+                stdout(&local)
+                    .replace(&shown, "<index>")
+                    .replace(&input.display().to_string(), "<index>"),
+                stdout(&remote).replace(&url, "<index>"),
+                "{url} {flags:?}"
+            );
+            assert_eq!(local.status.code(), remote.status.code(), "{url}");
+            let note = stderr(&remote);
+            assert!(
+                note.starts_with(&format!(
+                    "kseg: {url}: Aiven tiered storage: read from {}",
+                    bucket.url(&format!("{stem}.indexes bytes "))
+                )),
+                "{url}: {note}"
+            );
+        }
+    }
+    let indexes = bucket.url(&format!("{stem}.indexes"));
+    let out = s3.kseg(["dump", indexes.as_str()]);
+    assert_eq!(out.status.code(), Some(2), "{indexes}");
+    assert!(
+        stderr(&out).contains("dump the .index or .timeindex of the same name"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Unencrypted segments (plain, zstd, the heuristic's mix) read in place.

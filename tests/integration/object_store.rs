@@ -96,6 +96,50 @@ fn a_remote_segment_dumps_as_the_file_on_disk() {
     }
 }
 
+/// A remote segment's `.index` and `.timeindex` in LocalTieredStorage's
+/// layout dump as the files on disk do (their entries; the cross-check
+/// against the `.log` is verify's for a remote segment).
+#[test]
+fn remote_indexes_dump_as_the_files_on_disk() {
+    let s3 = server();
+    let bucket = s3.bucket("lts-index");
+    let mut seen = 0;
+    for (i, log) in corpus_segments().iter().enumerate() {
+        let base: i64 = log.file_stem().unwrap().to_str().unwrap().parse().unwrap();
+        let key = format!("orders-{i}-{TOPIC_ID}/{base}-{SEGMENT_ID}");
+        bucket.put(&format!("{key}.log"), std::fs::read(log).unwrap());
+        for suffix in ["index", "timeindex"] {
+            let Ok(bytes) = std::fs::read(log.with_extension(suffix)) else {
+                continue;
+            };
+            bucket.put(&format!("{key}.{suffix}"), bytes);
+            let url = bucket.url(&format!("{key}.{suffix}"));
+            let file = log.with_extension(suffix);
+            let local = kseg(["dump".as_ref(), file.as_os_str()]);
+            let remote = s3.kseg(["dump", url.as_str()]);
+            let shown = std::path::absolute(&file).unwrap().display().to_string();
+            assert_eq!(
+                stdout(&local)
+                    .replace(&shown, "<index>")
+                    .replace(&file.display().to_string(), "<index>"),
+                stdout(&remote).replace(&url, "<index>"),
+                "{}",
+                file.display()
+            );
+            // What the local dump says of the index itself comes first;
+            // its cross-check against the .log follows.
+            let local_err = stderr(&local).replace(&file.display().to_string(), "<index>");
+            let remote_err = stderr(&remote).replace(&url, "<index>");
+            assert!(
+                local_err.starts_with(&remote_err),
+                "{url}: {remote_err} / {local_err}"
+            );
+            seen += 1;
+        }
+    }
+    assert!(seen > 40, "{seen} indexes");
+}
+
 /// A missing object, a missing bucket and a key that is not a `.log` are
 /// each named, with a non-zero exit code.
 #[test]

@@ -41,23 +41,10 @@ pub(super) fn dump_offset_index(
     let base = named_base.unwrap_or(0);
     let bytes = read_small(path, INDEX_READ_LIMIT)?;
     let index = OffsetIndex::new(&bytes, base);
-    if index.kafka_entries() == 0 {
-        printer.note("empty", &format!("{} is empty.", path.display()))?;
-        return Ok(ExitCode::Ok);
-    }
-    let sanity = index
-        .sanity_check()
-        .map_err(|e| e.kafka_message(&absolute(path)));
-    let mut code = match index_preamble(printer, path, args, sanity, index.size_error())? {
+    let mut code = match print_offset_index(path, &absolute(path), &index, args, printer)? {
         Ok(code) => code,
         Err(done) => return Ok(done),
     };
-    if !args.verify_index_only {
-        for (slot, entry) in index.entries().enumerate() {
-            printer.index_entry(&entry, slot)?;
-        }
-    }
-    report_preallocation(path, index.live_entries(), index.kafka_entries(), 8);
     if let Some(log) = named_base.and_then(|base| sibling_log(path, base)) {
         let mismatches = check_offset_index(&index, log.bytes());
         if !mismatches.is_empty() {
@@ -72,6 +59,57 @@ pub(super) fn dump_offset_index(
         }
     }
     Ok(code)
+}
+
+/// Prints an offset index's entries as kafka-dump-log does, `shown` (and
+/// `abs`, its absolute form in Kafka's messages) naming it; `Err` when its
+/// dump ends there (empty, or the sanity check alone was asked for).
+pub(super) fn print_offset_index(
+    shown: &Path,
+    abs: &str,
+    index: &OffsetIndex,
+    args: &DumpArgs,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<Result<ExitCode, ExitCode>> {
+    if index.kafka_entries() == 0 {
+        printer.note("empty", &format!("{} is empty.", shown.display()))?;
+        return Ok(Err(ExitCode::Ok));
+    }
+    let sanity = index.sanity_check().map_err(|e| e.kafka_message(abs));
+    let code = match index_preamble(printer, shown, args, sanity, index.size_error())? {
+        Ok(code) => code,
+        Err(done) => return Ok(Err(done)),
+    };
+    if !args.verify_index_only {
+        for (slot, entry) in index.entries().enumerate() {
+            printer.index_entry(&entry, slot)?;
+        }
+    }
+    report_preallocation(shown, index.live_entries(), index.kafka_entries(), 8);
+    Ok(Ok(code))
+}
+
+/// Prints a time index's entries as kafka-dump-log does, as
+/// [`print_offset_index`] does an offset index's.
+pub(super) fn print_time_index(
+    shown: &Path,
+    abs: &str,
+    index: &TimeIndex,
+    args: &DumpArgs,
+    printer: &mut Printer<'_>,
+) -> anyhow::Result<Result<ExitCode, ExitCode>> {
+    let sanity = index.sanity_check().map_err(|e| e.kafka_message(abs));
+    let code = match index_preamble(printer, shown, args, sanity, index.size_error())? {
+        Ok(code) => code,
+        Err(done) => return Ok(Err(done)),
+    };
+    if !args.verify_index_only {
+        for (slot, entry) in index.entries().enumerate() {
+            printer.time_index_entry(&entry, slot)?;
+        }
+    }
+    report_preallocation(shown, index.live_entries(), index.kafka_entries(), 12);
+    Ok(Ok(code))
 }
 
 /// What both index dumps do first: with `--index-sanity-check`, Kafka's
@@ -123,19 +161,10 @@ pub(super) fn dump_time_index(
     let base = named_base.unwrap_or(0);
     let bytes = read_small(path, INDEX_READ_LIMIT)?;
     let index = TimeIndex::new(&bytes, base);
-    let sanity = index
-        .sanity_check()
-        .map_err(|e| e.kafka_message(&absolute(path)));
-    let code = match index_preamble(printer, path, args, sanity, index.size_error())? {
+    let code = match print_time_index(path, &absolute(path), &index, args, printer)? {
         Ok(code) => code,
         Err(done) => return Ok(done),
     };
-    if !args.verify_index_only {
-        for (slot, entry) in index.entries().enumerate() {
-            printer.time_index_entry(&entry, slot)?;
-        }
-    }
-    report_preallocation(path, index.live_entries(), index.kafka_entries(), 12);
     let offset_index_path = path.with_file_name(segment_file_name(base, "index"));
     let (Some(log), Ok(offset_bytes)) = (
         named_base.and_then(|base| sibling_log(path, base)),
