@@ -45,6 +45,7 @@ mod release_replay;
 mod release_transactions;
 mod releases;
 mod remote;
+mod remote_retention;
 mod repair_safety;
 mod report;
 mod s3_server;

@@ -24,7 +24,8 @@
 //!   time or size.
 //! - Then every segment whose leader epochs all lie below the epoch
 //!   cache's earliest epoch goes (an unclean election left it outside the
-//!   lineage), whatever its state.
+//!   lineage), whatever its state; the cache is read after the new log
+//!   start offset truncated it.
 //!
 //! Offline, kseg assumes no upload is in progress (the broker is stopped)
 //! and that each delete succeeds.
@@ -319,6 +320,11 @@ pub fn remote_pass(partition: &RemotePartition, inputs: RemotePassInputs) -> Rem
             }
         }
     }
+    // The log takes the new start offset before the last phase, and with
+    // it truncates its epoch cache, whose earliest epoch that phase reads.
+    if let Some(start) = log_start_after.filter(|&o| o > inputs.log_start_offset) {
+        loaded.truncate_from_start(start);
+    }
     if let Some(earliest) = loaded.entries().first().map(|e| i64::from(e.epoch)) {
         let remote_epochs: BTreeSet<i64> = partition
             .segments
@@ -577,6 +583,37 @@ mod tests {
         );
         assert_eq!(pass.kept_from.as_deref(), Some("C"));
         assert_eq!(pass.remote_log_start_offset, None);
+    }
+
+    #[test]
+    fn the_last_phase_reads_the_epochs_the_new_log_start_leaves() {
+        // A goes by time and moves the log start to 100, which leaves epoch
+        // 1 the earliest; X, an upload of epoch 0 running past where the
+        // epoch ends, is outside the lineage, so the first loop passes it,
+        // and the last phase removes it.
+        let p = partition(&[
+            ("A", 0, 99, &[(0, 0)], 100, 0, true),
+            ("X", 0, 120, &[(0, 0)], 100, 0, false),
+            ("B", 100, 199, &[(1, 100)], 100, 5000, true),
+        ]);
+        let epochs = cache(&[(0, 0), (1, 100)]);
+        let pass = remote_pass(
+            &p,
+            RemotePassInputs {
+                retention_ms: 3000,
+                now: 5500,
+                ..inputs(&epochs)
+            },
+        );
+        assert_eq!(
+            deleted(&pass),
+            [
+                ("A", RemoteRule::RetentionMs),
+                ("X", RemoteRule::BelowEarliestEpoch)
+            ]
+        );
+        assert_eq!(pass.kept_from.as_deref(), Some("B"));
+        assert_eq!(pass.remote_log_start_offset, Some(100));
     }
 
     #[test]
