@@ -261,33 +261,27 @@ impl Salvager {
             self.scan_from = window_start + last as u64 + 1;
             return None;
         }
-        // Eight positions at a time, each byte lane one position: a frame
-        // can start only where the offset's top byte is that of an offset
-        // in range and the magic byte 16 bytes on is 0, 1 or 2.
+        // A block of positions at a time: a frame can start only where the
+        // offset's top byte is that of an offset in range and the magic byte
+        // 16 bytes on is 0, 1 or 2.
         let tops = [
-            splat((self.expected >> 56) as u8),
-            splat((self.below.wrapping_sub(1) >> 56) as u8),
+            (self.expected >> 56) as u8,
+            (self.below.wrapping_sub(1) >> 56) as u8,
         ];
-        let blocks = (last + 1 - from.min(last + 1)) / 32;
-        let heads = window.get(from..from + blocks * 32).unwrap_or_default();
+        let blocks = (last + 1 - from.min(last + 1)) / BLOCK;
+        let heads = window.get(from..from + blocks * BLOCK).unwrap_or_default();
         let magics = window
-            .get(from + 16..from + 16 + blocks * 32)
+            .get(from + 16..from + 16 + blocks * BLOCK)
             .unwrap_or_default();
         // One top byte (offsets below 2^56 apart, nearly always) or two.
         let found = if tops[0] == tops[1] {
-            scan_blocks(
-                heads,
-                magics,
-                from,
-                |h, m| zero_lanes((h ^ tops[0]) | m),
-                &judge,
-            )
+            scan_blocks(heads, magics, from, |h| h == tops[0], &judge)
         } else {
             scan_blocks(
                 heads,
                 magics,
                 from,
-                |h, m| zero_lanes((h ^ tops[0]) | m) | zero_lanes((h ^ tops[1]) | m),
+                |h| (h == tops[0]) | (h == tops[1]),
                 &judge,
             )
         };
@@ -308,57 +302,53 @@ impl Salvager {
     }
 }
 
-/// Scans 32-byte blocks of candidate offset fields (`heads`) and the bytes
-/// 16 on (`magics`), eight positions a word: `candidates` marks with 0x80
-/// the lanes whose top byte may start an offset in range, given the magic
-/// word with its two low bits cleared. The first position `judge` accepts,
-/// or the position after the last block.
+/// Positions a resync scan tests at once.
+const BLOCK: usize = 128;
+
+/// Whether a frame may start at a position whose offset field opens with
+/// `head` and whose magic byte is `magic`, given `top`, the test of an
+/// offset's top byte.
+fn may_start(top: &impl Fn(u8) -> bool, head: u8, magic: u8) -> bool {
+    top(head) & (magic <= 2)
+}
+
+/// Scans blocks of [`BLOCK`] candidate offset fields' first bytes (`heads`)
+/// and the bytes 16 on (`magics`): a block is looked at position by
+/// position only when [`may_start`] holds for one of them, tested over the
+/// whole block without a branch (a few vector instructions). The first
+/// position `judge` accepts, or the position after the last block.
 fn scan_blocks(
     heads: &[u8],
     magics: &[u8],
     from: usize,
-    candidates: impl Fn(u64, u64) -> u64,
+    top: impl Fn(u8) -> bool,
     judge: &impl Fn(usize) -> Option<u64>,
 ) -> Result<u64, usize> {
     let mut at = from;
-    for (head, magic) in heads.chunks_exact(32).zip(magics.chunks_exact(32)) {
-        let lanes: [u64; 4] = std::array::from_fn(|k| {
-            candidates(lane_word(head, k), lane_word(magic, k) & splat(0xfc))
-        });
-        if lanes.iter().fold(0, |a, l| a | l) != 0 {
-            for (k, &lane_hits) in lanes.iter().enumerate() {
-                let mut hits = lane_hits;
-                while hits != 0 {
-                    let lane = (hits.trailing_zeros() / 8) as usize;
-                    if let Some(found) = judge(at + 8 * k + lane) {
+    for (head, magic) in heads.chunks_exact(BLOCK).zip(magics.chunks_exact(BLOCK)) {
+        // Arrays, so that the compiler knows the block's length.
+        let (Ok(head), Ok(magic)) = (
+            <&[u8; BLOCK]>::try_from(head),
+            <&[u8; BLOCK]>::try_from(magic),
+        ) else {
+            return Err(at);
+        };
+        let any = head
+            .iter()
+            .zip(magic)
+            .fold(false, |any, (&h, &m)| any | may_start(&top, h, m));
+        if any {
+            for (k, (&h, &m)) in head.iter().zip(magic).enumerate() {
+                if may_start(&top, h, m) {
+                    if let Some(found) = judge(at + k) {
                         return Ok(found);
                     }
-                    hits &= hits - 1;
                 }
             }
         }
-        at += 32;
+        at += BLOCK;
     }
     Err(at)
-}
-
-/// `byte` in every lane of a word.
-fn splat(byte: u8) -> u64 {
-    u64::from(byte) * 0x0101_0101_0101_0101
-}
-
-/// Word `k` of a 32-byte block, lane `i` holding byte `8k + i`.
-fn lane_word(block: &[u8], k: usize) -> u64 {
-    block
-        .get(8 * k..8 * k + 8)
-        .and_then(|w| <[u8; 8]>::try_from(w).ok())
-        .map_or(0, u64::from_le_bytes)
-}
-
-/// 0x80 in exactly the lanes of `x` whose byte is zero.
-fn zero_lanes(x: u64) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7)
 }
 
 /// Bytes a resync scan asks for at a time.
@@ -597,7 +587,91 @@ mod tests {
         assert!(plausible(&b, 5, 100, b.len() as u64).is_err());
     }
 
+    /// The resync scan without its shortcuts: every position from
+    /// `scan_from` on, up to the last whose header the window holds, judged
+    /// by [`plausible`] and the batch limit alone.
+    fn scan_every_position(s: &Salvager, window: &[u8], window_start: u64) -> Option<u64> {
+        let at_eof = window_start + window.len() as u64 >= s.file_len;
+        let header = if at_eof {
+            HEADER_SIZE_UP_TO_MAGIC
+        } else {
+            V2_HEADER_SIZE
+        };
+        let from = (s.scan_from - window_start) as usize;
+        (from..(window.len() + 1).saturating_sub(header))
+            .find(|&p| {
+                let position = window_start + p as u64;
+                let head = &window[p..];
+                plausible(head, s.expected, s.below, s.file_len - position).is_ok()
+                    && frame_size(head) <= s.options.max_batch_bytes
+            })
+            .map(|p| window_start + p as u64)
+    }
+
     proptest::proptest! {
+        /// The scan's block test never passes over a position the full
+        /// check accepts: over bytes rich in what a header holds (zeros,
+        /// ones, twos, the offsets' top bytes) with valid batches spliced in
+        /// at random positions, from random offsets (some whose range spans
+        /// two top bytes), in windows that end at the file's end or not, it
+        /// stops exactly where the scan of every position stops.
+        #[test]
+        fn the_scan_finds_what_judging_every_position_finds(
+            base in proptest::prop_oneof![
+                0i64..1000,
+                (1i64 << 56) - 3000..(1i64 << 56) + 10,
+                (5i64 << 56) - 50..(5i64 << 56),
+                0i64..i64::MAX / 2,
+            ],
+            span in proptest::prop_oneof![1i64..200, 1i64..=i64::from(i32::MAX)],
+            bytes in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(0u8),
+                    0u8..=3,
+                    proptest::strategy::Just(1u8),
+                    proptest::strategy::Just(5u8),
+                    proptest::num::u8::ANY,
+                ],
+                0..3000,
+            ),
+            splices in proptest::collection::vec((0usize..3000, 0i64..300, 1usize..4), 0..5),
+            skip in 0usize..100,
+            past_eof in 0u64..2,
+            max_batch_bytes in proptest::prop_oneof![
+                proptest::strategy::Just(1u64 << 20),
+                0u64..200,
+            ],
+        ) {
+            let mut window = bytes;
+            for (at, delta, records) in splices {
+                let spliced = batch(base + delta % span, records);
+                let at = at.min(window.len());
+                let end = (at + spliced.len()).min(window.len());
+                window[at..end].copy_from_slice(&spliced[..end - at]);
+            }
+            let window_start = 7;
+            let mut s = Salvager::new(
+                SalvageOptions {
+                    base_offset: base,
+                    max_batch_bytes,
+                    ..options(true)
+                },
+                window_start + window.len() as u64 + past_eof * 500,
+            );
+            s.below = base + span;
+            s.scan_from = window_start + skip.min(window.len()) as u64;
+            // Each stop, then on from the position after it, to the end.
+            loop {
+                let expected = scan_every_position(&s, &window, window_start);
+                let found = s.scan(&window, window_start);
+                proptest::prop_assert_eq!(found, expected);
+                match found {
+                    Some(at) => s.scan_from = at + 1,
+                    None => break,
+                }
+            }
+        }
+
         /// What the `salvage_scan` fuzz target checks, on mutated segments:
         /// steps tile the input, batches pass their CRC, and small windows
         /// agree with one window over everything.

@@ -129,15 +129,20 @@ fn prefetch(bytes: &[u8], from: usize, to: usize) -> usize {
     at.max(from)
 }
 
-/// A read-only mapping of a whole file read at increasing positions a few
-/// bytes at a time (batch headers): pages are mapped in by the page faults
-/// of the reads themselves, which map a whole huge page or a run of small
-/// ones around the faulting address, and let go behind the reads as in
+/// A read-only mapping of a whole file read at increasing positions, a few
+/// bytes at a time (batch headers) or in long spans of which every byte is
+/// read ([`Self::reading_every_byte`]). Pages are mapped in by the page
+/// faults of the reads themselves, which map a whole huge page or a run of
+/// small ones around the faulting address (for long spans: ahead of the
+/// reads, as [`walk_mapped`] maps them), and let go behind the reads as in
 /// [`walk_mapped`], so resident memory stays at a few windows.
 #[derive(Debug)]
 pub struct MappedReader {
     map: Mmap,
     window: Window,
+    /// Whether each read's pages, and a window more, are mapped in ahead
+    /// ([`Self::reading_every_byte`]).
+    ahead: bool,
     _walking: Walking,
 }
 
@@ -158,6 +163,25 @@ impl MappedReader {
         Ok(Self {
             map,
             window: Window::default(),
+            ahead: false,
+            _walking: Walking::start(),
+        })
+    }
+
+    /// Maps `file` (which must not be empty) for reads of every byte, front
+    /// to back, in long spans (the resync scan of a damaged segment): as
+    /// [`walk_mapped`] maps, with `MADV_SEQUENTIAL` alone, and with each
+    /// read's pages mapped in ahead in one call a window rather than a
+    /// fault every few pages.
+    pub fn reading_every_byte(file: &File) -> std::io::Result<Self> {
+        // SAFETY: read-only; a concurrent truncation raises SIGBUS, which
+        // the binary reports as an error (see `super::mapped`).
+        let map = unsafe { Mmap::map(file) }?;
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Ok(Self {
+            map,
+            window: Window::default(),
+            ahead: true,
             _walking: Walking::start(),
         })
     }
@@ -172,6 +196,9 @@ impl MappedReader {
         self.window
             .release_behind(&self.map, from, release_step())?;
         let to = from.saturating_add(len).min(self.map.len());
+        if self.ahead {
+            self.window.populate_to(&self.map, to);
+        }
         Ok(self.map.get(from..to).unwrap_or_default())
     }
 

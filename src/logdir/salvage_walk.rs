@@ -1,18 +1,28 @@
-//! Streaming a `.log` through [`Salvager`]: one reused buffer, grown only
-//! for a batch larger than it (and never past the walk's batch limit), so
-//! memory stays flat however large the segment or the damage.
+//! Walking a `.log` through [`Salvager`]. A file of at least
+//! [`MAP_AT_LEAST`] bytes is read through one mapping, a window at a time,
+//! let go behind the walk ([`MappedReader::reading_every_byte`]); a smaller
+//! one through one reused buffer, grown only for a batch larger than it
+//! (and never past the walk's batch limit). Either way memory stays flat
+//! however large the segment or the damage.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::ops::ControlFlow;
 use std::path::Path;
 
+use super::chunked::MAP_AT_LEAST;
 use super::error::LogDirError;
+use super::mapped_walk::MappedReader;
 use crate::format::FileBatch;
 use crate::format::resync::{DamagedRange, SalvageOptions, Salvager, Step};
 
 /// Buffer size: as for the other streamed passes.
 const CHUNK: usize = 256 << 10;
+
+/// How much of a mapped file the walk looks at a call, at least: the
+/// mapped walks' window (a huge page), so that a scan through damage stops
+/// to ask for more bytes once every 2 MiB.
+const MAPPED_WINDOW: usize = 2 << 20;
 
 /// What the walk hands its visitor.
 #[derive(Debug, Clone, Copy)]
@@ -30,11 +40,55 @@ pub enum Found<'a> {
 pub fn walk_salvaging(
     path: &Path,
     options: SalvageOptions,
-    mut visit: impl FnMut(Found<'_>) -> ControlFlow<()>,
+    visit: impl FnMut(Found<'_>) -> ControlFlow<()>,
 ) -> Result<(), LogDirError> {
     let io = |e| LogDirError::io(path, e);
-    let mut file = File::open(path).map_err(io)?;
+    let file = File::open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
+    if len >= MAP_AT_LEAST {
+        walk_mapped(&file, options, visit).map_err(io)
+    } else {
+        walk_read(file, len, options, visit).map_err(io)
+    }
+}
+
+/// [`walk_salvaging`] through a mapping of `file`: the walk is handed the
+/// mapping from where it asks, [`MAPPED_WINDOW`] bytes or as many as it
+/// asks for, so nothing is copied.
+fn walk_mapped(
+    file: &File,
+    options: SalvageOptions,
+    mut visit: impl FnMut(Found<'_>) -> ControlFlow<()>,
+) -> std::io::Result<()> {
+    let mut reader = MappedReader::reading_every_byte(file)?;
+    let mut salvager = Salvager::new(options, reader.mapped_len());
+    let (mut from, mut bytes) = (0u64, MAPPED_WINDOW);
+    loop {
+        let window = reader.read_at(from, bytes)?;
+        let found = match salvager.step(window, from) {
+            Step::Batch(batch) => Found::Batch(batch),
+            Step::Damage(range) => Found::Damage(range),
+            Step::End => return Ok(()),
+            Step::NeedMore { from: at, bytes: n } => {
+                from = at;
+                bytes = usize::try_from(n).unwrap_or(usize::MAX).max(MAPPED_WINDOW);
+                continue;
+            }
+        };
+        if visit(found).is_break() {
+            return Ok(());
+        }
+    }
+}
+
+/// [`walk_salvaging`] over the `len` bytes of `file`, read into one
+/// reused buffer.
+fn walk_read(
+    mut file: File,
+    len: u64,
+    options: SalvageOptions,
+    mut visit: impl FnMut(Found<'_>) -> ControlFlow<()>,
+) -> std::io::Result<()> {
     let mut salvager = Salvager::new(options, len);
     let mut buf = vec![0u8; CHUNK.min(len as usize).max(1)];
     let mut filled = 0usize;
@@ -73,14 +127,12 @@ pub fn walk_salvaging(
         }
         let read_at = buf_start + filled as u64;
         if read_at != file_at {
-            file.seek(SeekFrom::Start(read_at)).map_err(io)?;
+            file.seek(SeekFrom::Start(read_at))?;
             file_at = read_at;
         }
         let before = filled;
         while filled < buf.len() {
-            let n = file
-                .read(buf.get_mut(filled..).unwrap_or_default())
-                .map_err(io)?;
+            let n = file.read(buf.get_mut(filled..).unwrap_or_default())?;
             if n == 0 {
                 break;
             }
@@ -88,10 +140,10 @@ pub fn walk_salvaging(
         }
         file_at += (filled - before) as u64;
         if filled < want {
-            return Err(io(std::io::Error::new(
+            return Err(std::io::Error::new(
                 std::io::ErrorKind::UnexpectedEof,
                 "the file shrank while kseg was reading it",
-            )));
+            ));
         }
     }
 }
@@ -113,8 +165,9 @@ mod tests {
         })
     }
 
-    /// The streamed walk finds what a walk over the whole file in one
-    /// window finds, across buffer boundaries, big batches and damage.
+    /// Both walks, through a mapping and through a buffer, find what a
+    /// walk over the whole file in one window finds, across window and
+    /// buffer boundaries, big batches and damage.
     #[test]
     fn agrees_with_one_window_over_the_whole_file() {
         let dir = tempfile::tempdir().unwrap();
@@ -127,21 +180,13 @@ mod tests {
         }
         let path = dir.path().join("00000000000000000000.log");
         std::fs::write(&path, &data).unwrap();
+        assert!(data.len() as u64 >= MAP_AT_LEAST);
         let options = SalvageOptions {
             salvage: true,
             base_offset: 0,
             next_segment: None,
             max_batch_bytes: 1 << 20,
         };
-        let mut streamed = Vec::new();
-        walk_salvaging(&path, options, |found| {
-            streamed.push(match found {
-                Found::Batch(b) => Ok(b.position),
-                Found::Damage(d) => Err((d.start, d.end)),
-            });
-            ControlFlow::Continue(())
-        })
-        .unwrap();
         let mut whole = Vec::new();
         let mut s = Salvager::new(options, data.len() as u64);
         loop {
@@ -152,8 +197,28 @@ mod tests {
                 Step::End => break,
             }
         }
-        assert_eq!(streamed, whole);
         assert_eq!(whole.iter().filter(|r| r.is_ok()).count(), 400);
         assert_eq!(whole.iter().filter(|r| r.is_err()).count(), 5);
+        let mut mapped = Vec::new();
+        walk_salvaging(&path, options, |found| {
+            mapped.push(match found {
+                Found::Batch(b) => Ok(b.position),
+                Found::Damage(d) => Err((d.start, d.end)),
+            });
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(mapped, whole);
+        let mut streamed = Vec::new();
+        let file = File::open(&path).unwrap();
+        walk_read(file, data.len() as u64, options, |found| {
+            streamed.push(match found {
+                Found::Batch(b) => Ok(b.position),
+                Found::Damage(d) => Err((d.start, d.end)),
+            });
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        assert_eq!(streamed, whole);
     }
 }
