@@ -13,6 +13,11 @@ pub enum ExitCode {
 }
 
 impl ExitCode {
+    /// Findings when `found`, else Ok.
+    pub fn findings_if(found: bool) -> Self {
+        if found { Self::Findings } else { Self::Ok }
+    }
+
     /// The worse of two outcomes.
     pub fn max(self, other: Self) -> Self {
         if other as u8 > self as u8 {

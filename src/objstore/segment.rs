@@ -56,6 +56,20 @@ fn sibling(log: &Path, suffix: &str) -> Path {
     ))
 }
 
+/// For an `.index` or `.timeindex` key: the `.log` key of its segment,
+/// and which index it is.
+pub fn index_log_key(key: &Path) -> Option<(Path, IndexKind)> {
+    [
+        (".index", IndexKind::Offset),
+        (".timeindex", IndexKind::Time),
+    ]
+    .into_iter()
+    .find_map(|(suffix, kind)| {
+        let stem = key.as_ref().strip_suffix(suffix)?;
+        Some((Path::from(format!("{stem}.log")), kind))
+    })
+}
+
 /// The base offset a remote segment's object name starts with.
 pub fn name_base_offset(key: &Path) -> Option<i64> {
     let name = key.filename()?;
@@ -206,6 +220,21 @@ impl RemoteSegmentObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_index_key_names_its_segments_log() {
+        let key = |k: &str| index_log_key(&Path::from(k)).map(|(l, i)| (l.to_string(), i));
+        assert_eq!(
+            key("t/0-id.index"),
+            Some(("t/0-id.log".into(), IndexKind::Offset))
+        );
+        assert_eq!(
+            key("t/0-id.timeindex"),
+            Some(("t/0-id.log".into(), IndexKind::Time))
+        );
+        assert_eq!(key("t/0-id.indexes"), None);
+        assert_eq!(key("t/0-id.txnindex"), None);
+    }
 
     #[test]
     fn base_offsets_come_from_both_layouts_names() {

@@ -7,6 +7,7 @@ pub mod decoded;
 pub mod dir_form;
 pub mod diverge;
 pub mod dump;
+pub mod dump_index;
 pub mod export;
 pub mod export_parquet;
 pub mod export_sink;

@@ -140,7 +140,7 @@ fn remote_indexes_dump_as_the_files_on_disk() {
     assert!(seen > 40, "{seen} indexes");
 }
 
-/// A missing object, a missing bucket and a key that is not a `.log` are
+/// A missing object, a missing bucket and a key that is not a segment file are
 /// each named, with a non-zero exit code.
 #[test]
 fn what_is_not_there_is_named() {
@@ -153,7 +153,7 @@ fn what_is_not_there_is_named() {
             "s3://no-such-bucket/t-0-x/0-y.log",
         ),
         (
-            bucket.url("t-0-x/0-y.index"),
+            bucket.url("t-0-x/0-y.txnindex"),
             "not a remote segment's .log object",
         ),
     ] {
@@ -162,6 +162,18 @@ fn what_is_not_there_is_named() {
         assert!(stderr(&out).contains(&url), "{url}: {}", stderr(&out));
         assert!(stderr(&out).contains(says), "{url}: {}", stderr(&out));
     }
+}
+
+/// An index whose segment has no `.log` object names the `.log` it looked for.
+#[test]
+fn an_index_without_its_log_names_the_log() {
+    let s3 = server();
+    let bucket = s3.bucket("no-log");
+    bucket.put("t-0-x/0-y.index", vec![0; 8]);
+    let out = s3.kseg(["dump", bucket.url("t-0-x/0-y.index").as_str()]);
+    assert_ne!(out.status.code(), Some(0));
+    let want = format!("{}: does not exist", bucket.url("t-0-x/0-y.log"));
+    assert!(stderr(&out).contains(&want), "{}", stderr(&out));
 }
 
 /// An object cut short reads like a file cut short: the same batches, the

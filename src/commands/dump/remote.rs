@@ -12,10 +12,10 @@ use kseg::logdir::file_name::FileKind;
 use kseg::objstore::aiven_crypto::KeyRing;
 use kseg::objstore::{IndexKind, ObjectClient, RemoteSegmentObject};
 use kseg::render::dump::{kind_name, log_header};
-use object_store::path::Path as ObjectPath;
+use kseg::render::dump_index::{print_offset_index, print_time_index};
 
 use super::Printer;
-use super::index::{print_offset_index, print_time_index};
+use super::index::index_options;
 use super::log::{BatchSource, dump_batches};
 use crate::cli::DumpArgs;
 use crate::exit_code::ExitCode;
@@ -28,14 +28,7 @@ pub(super) fn dump_remote(
 ) -> anyhow::Result<ExitCode> {
     let (client, key) = ObjectClient::connect(url)?;
     let keys = KeyRing::load(&args.aiven_private_key).map_err(anyhow::Error::msg)?;
-    let index = [
-        (".index", IndexKind::Offset),
-        (".timeindex", IndexKind::Time),
-    ]
-    .into_iter()
-    .find_map(|(suffix, kind)| Some((key.as_ref().strip_suffix(suffix)?, kind)));
-    if let Some((stem, kind)) = index {
-        let log = ObjectPath::from(format!("{stem}.log"));
+    if let Some((log, kind)) = kseg::objstore::segment::index_log_key(&key) {
         let segment = RemoteSegmentObject::open(&client, &log, &keys)?;
         return dump_remote_index(url, &segment, (&client, kind), args, printer);
     }
@@ -81,14 +74,20 @@ fn dump_remote_index(
     }
     printer.file(url, kind_name(file_kind))?;
     let base = segment.base_offset.or(args.base_offset).unwrap_or(0);
-    let shown = Path::new(url);
+    let (shown, options) = ((Path::new(url), url), index_options(args));
     let printed = match kind {
-        IndexKind::Offset => {
-            print_offset_index(shown, url, &OffsetIndex::new(&bytes, base), args, printer)?
-        }
-        IndexKind::Time => {
-            print_time_index(shown, url, &TimeIndex::new(&bytes, base), args, printer)?
-        }
+        IndexKind::Offset => print_offset_index(
+            (printer, &mut std::io::stderr()),
+            shown,
+            &OffsetIndex::new(&bytes, base),
+            options,
+        )?,
+        IndexKind::Time => print_time_index(
+            (printer, &mut std::io::stderr()),
+            shown,
+            &TimeIndex::new(&bytes, base),
+            options,
+        )?,
     };
-    Ok(printed.unwrap_or_else(|done| done))
+    Ok(ExitCode::findings_if(printed.findings))
 }
