@@ -107,6 +107,36 @@ fn chunk_indexes_read_as_aiven_reads_them() {
     assert_eq!(kinds.len(), 2, "{kinds:?}");
 }
 
+/// `kseg dump` of the local `input` and of `url` on S3 (with `keys`)
+/// under `flags`: asserts the same stdout, the file's name aside, and the
+/// same exit code; returns the remote run's stderr.
+fn same_dump(input: &Path, url: &str, flags: &[&str], keys: &[&str]) -> String {
+    let local = kseg(
+        ["dump".as_ref()]
+            .into_iter()
+            .chain(flags.iter().map(|f| f.as_ref()))
+            .chain([input.as_os_str()]),
+    );
+    let remote = server().kseg(
+        ["dump"]
+            .iter()
+            .chain(flags)
+            .chain(keys)
+            .copied()
+            .chain([url]),
+    );
+    let shown = std::path::absolute(input).unwrap().display().to_string();
+    assert_eq!(
+        stdout(&local)
+            .replace(&shown, "<file>")
+            .replace(&input.display().to_string(), "<file>"),
+        stdout(&remote).replace(url, "<file>"),
+        "{url} {flags:?}"
+    );
+    assert_eq!(local.status.code(), remote.status.code(), "{url} {flags:?}");
+    stderr(&remote)
+}
+
 /// Every segment of a configuration, fetched from S3 with `keys` given,
 /// dumps byte for byte as the Kafka-written file Aiven uploaded (batches,
 /// records, JSON), and `verify --remote` finds each sound, its last offset
@@ -128,30 +158,7 @@ fn dumps_and_verifies_as_its_input(
             &["--deep-iteration", "--print-data-log"],
             &["--json"],
         ] {
-            let local = kseg(
-                ["dump".as_ref()]
-                    .into_iter()
-                    .chain(flags.iter().map(|f| f.as_ref()))
-                    .chain([input.as_os_str()]),
-            );
-            let remote = s3.kseg(
-                ["dump"]
-                    .iter()
-                    .chain(flags)
-                    .chain(keys)
-                    .copied()
-                    .chain([url.as_str()]),
-            );
-            let shown = std::path::absolute(&input).unwrap().display().to_string();
-            assert_eq!(
-                stdout(&local)
-                    .replace(&shown, "<segment>")
-                    .replace(&input.display().to_string(), "<segment>"),
-                stdout(&remote).replace(&url, "<segment>"),
-                "{name} {key} {flags:?}"
-            );
-            assert_eq!(local.status.code(), remote.status.code(), "{name} {key}");
-            assert_eq!(stderr(&remote), "", "{name} {key}");
+            assert_eq!(same_dump(&input, &url, flags, keys), "", "{name} {key}");
         }
         dumps_indexes_as_its_input(bucket, dir, segment, keys);
     }
@@ -200,30 +207,7 @@ fn dumps_indexes_as_its_input(bucket: &Bucket<'_>, dir: &Path, segment: &Value, 
         let input = dir.join(segment["input"][field].as_str().unwrap());
         let url = bucket.url(&format!("{stem}.{suffix}"));
         for flags in [&[][..], &["--json"]] {
-            let local = kseg(
-                ["dump".as_ref()]
-                    .into_iter()
-                    .chain(flags.iter().map(|f| f.as_ref()))
-                    .chain([input.as_os_str()]),
-            );
-            let remote = s3.kseg(
-                ["dump"]
-                    .iter()
-                    .chain(flags)
-                    .chain(keys)
-                    .copied()
-                    .chain([url.as_str()]),
-            );
-            let shown = std::path::absolute(&input).unwrap().display().to_string();
-            assert_eq!(
-                stdout(&local)
-                    .replace(&shown, "<index>")
-                    .replace(&input.display().to_string(), "<index>"),
-                stdout(&remote).replace(&url, "<index>"),
-                "{url} {flags:?}"
-            );
-            assert_eq!(local.status.code(), remote.status.code(), "{url}");
-            let note = stderr(&remote);
+            let note = same_dump(&input, &url, flags, keys);
             assert!(
                 note.starts_with(&format!(
                     "kseg: {url}: Aiven tiered storage: read from {}",

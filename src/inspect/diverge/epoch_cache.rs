@@ -72,6 +72,19 @@ impl EpochCache {
         cache
     }
 
+    /// A cache of `(epoch, start offset)` pairs, for tests.
+    #[cfg(test)]
+    pub fn from_pairs(pairs: &[(i32, i64)]) -> Self {
+        let entries: Vec<LeaderEpochEntry> = pairs
+            .iter()
+            .map(|&(epoch, start_offset)| LeaderEpochEntry {
+                epoch,
+                start_offset,
+            })
+            .collect();
+        Self::from_entries(&entries)
+    }
+
     /// The entries.
     pub fn entries(&self) -> &[LeaderEpochEntry] {
         &self.entries

@@ -209,11 +209,7 @@ fn within_lineage(
 /// epoch to, in offset order, then the others naming the epoch (uploads
 /// not finished, replaced or being deleted), all sorted by start offset
 /// once there are any of the latter.
-fn listed_for<'a>(
-    partition: &'a RemotePartition,
-    epoch: i64,
-    gone: &BTreeSet<&str>,
-) -> Vec<&'a RemoteSegment> {
+fn listed_for(partition: &RemotePartition, epoch: i64) -> Vec<&RemoteSegment> {
     let mut listed: Vec<&RemoteSegment> = partition
         .epoch_index
         .starts(epoch)
@@ -229,7 +225,6 @@ fn listed_for<'a>(
     if listed.len() > before {
         listed.sort_by_key(|s| s.start_offset);
     }
-    listed.retain(|s| !gone.contains(s.id.as_str()));
     listed
 }
 
@@ -243,7 +238,7 @@ fn lineage_bytes(
     let mut seen = BTreeSet::new();
     let mut bytes = 0;
     for &epoch in lineage.keys() {
-        for s in listed_for(partition, epoch, &BTreeSet::new()) {
+        for s in listed_for(partition, epoch) {
             if s.state == SegmentState::CopyFinished
                 && within_lineage(s, log_end_offset, lineage)
                 && seen.insert(s.id.as_str())
@@ -253,6 +248,103 @@ fn lineage_bytes(
         }
     }
     bytes
+}
+
+/// The segments a pass deletes, in order, each once.
+#[derive(Default)]
+struct Deletions {
+    order: Vec<(String, RemoteRule)>,
+    ids: BTreeMap<String, RemoteRule>,
+}
+
+impl Deletions {
+    fn contains(&self, id: &str) -> bool {
+        self.ids.contains_key(id)
+    }
+
+    fn add(&mut self, id: &str, rule: RemoteRule) {
+        if self.ids.insert(id.to_string(), rule).is_none() {
+            self.order.push((id.to_string(), rule));
+        }
+    }
+}
+
+/// The first loop's outcome beyond its deletions: the segment that ends
+/// it, and the log start offset it hands the log.
+struct FirstLoop {
+    kept_from: Option<String>,
+    remote_log_start_offset: Option<i64>,
+}
+
+/// The task's first loop: epoch by epoch through the lineage until a
+/// segment in it stays; `remaining` is the retention.bytes breach left.
+fn first_loop(
+    partition: &RemotePartition,
+    lineage: &BTreeMap<i64, i64>,
+    (inputs, cleanup_until, mut remaining): (&RemotePassInputs, Option<i64>, i64),
+    deleted: &mut Deletions,
+) -> FirstLoop {
+    let mut outcome = FirstLoop {
+        kept_from: None,
+        remote_log_start_offset: None,
+    };
+    let first_epoch = lineage.keys().next().copied();
+    for &epoch in lineage.keys() {
+        for s in listed_for(partition, epoch) {
+            if s.state == SegmentState::DeleteStarted {
+                deleted.add(&s.id, RemoteRule::DeleteRetry);
+                continue;
+            }
+            if deleted.contains(&s.id) {
+                continue;
+            }
+            let below_start = first_epoch.is_some_and(|f| s.leader_epochs.keys().all(|&e| e <= f))
+                && s.end_offset < inputs.log_start_offset;
+            let valid = !below_start && within_lineage(s, inputs.log_end_offset, lineage);
+            let rule = if below_start {
+                RemoteRule::LogStartOffset
+            } else if valid && cleanup_until.is_some_and(|until| s.max_timestamp_ms <= until) {
+                remaining = (remaining - s.size_in_bytes).max(0);
+                RemoteRule::RetentionMs
+            } else if valid && remaining > 0 && remaining - s.size_in_bytes >= 0 {
+                remaining -= s.size_in_bytes;
+                RemoteRule::RetentionBytes
+            } else if valid {
+                outcome.kept_from = Some(s.id.clone());
+                return outcome;
+            } else {
+                continue;
+            };
+            if rule != RemoteRule::LogStartOffset {
+                let next = s.end_offset + 1;
+                outcome.remote_log_start_offset = Some(
+                    outcome
+                        .remote_log_start_offset
+                        .map_or(next, |o| o.max(next)),
+                );
+            }
+            deleted.add(&s.id, rule);
+        }
+    }
+    outcome
+}
+
+/// The task's last phase: every segment left whose leader epochs all lie
+/// below `earliest`, listed epoch by epoch.
+fn below_earliest(partition: &RemotePartition, earliest: i64, deleted: &mut Deletions) {
+    let remote_epochs: BTreeSet<i64> = partition
+        .segments
+        .values()
+        .flat_map(|s| s.leader_epochs.keys().copied())
+        .collect();
+    let gone: BTreeSet<String> = deleted.ids.keys().cloned().collect();
+    for &epoch in remote_epochs.range(..earliest) {
+        for s in listed_for(partition, epoch) {
+            if !gone.contains(&s.id) && s.leader_epochs.keys().all(|&e| e < earliest) {
+                deleted.add(&s.id, RemoteRule::BelowEarliestEpoch);
+            }
+        }
+    }
 }
 
 /// Runs the expiration task once over `partition`.
@@ -271,100 +363,43 @@ pub fn remote_pass(partition: &RemotePartition, inputs: RemotePassInputs) -> Rem
     let breached = retained.map_or(0, |r| (r - inputs.retention_bytes).max(0));
     let cleanup_until = (inputs.retention_ms > -1 && inputs.now - inputs.retention_ms >= 0)
         .then(|| inputs.now - inputs.retention_ms);
-    let mut remaining = breached;
-    let mut deleted: Vec<(String, RemoteRule)> = Vec::new();
-    let mut log_start_after: Option<i64> = None;
-    let mut kept_from = None;
-    let first_epoch = lineage.keys().next().copied();
-    'epochs: for &epoch in lineage.keys() {
-        for s in listed_for(partition, epoch, &BTreeSet::new()) {
-            let already = deleted.iter().any(|(id, _)| *id == s.id);
-            if s.state == SegmentState::DeleteStarted {
-                if !already {
-                    deleted.push((s.id.clone(), RemoteRule::DeleteRetry));
-                }
-                continue;
-            }
-            if already {
-                continue;
-            }
-            let below_start = first_epoch.is_some_and(|f| s.leader_epochs.keys().all(|&e| e <= f))
-                && s.end_offset < inputs.log_start_offset;
-            let valid = !below_start && within_lineage(s, inputs.log_end_offset, &lineage);
-            let rule = if below_start {
-                Some(RemoteRule::LogStartOffset)
-            } else if valid && cleanup_until.is_some_and(|until| s.max_timestamp_ms <= until) {
-                remaining = (remaining - s.size_in_bytes).max(0);
-                Some(RemoteRule::RetentionMs)
-            } else if valid && remaining > 0 && remaining - s.size_in_bytes >= 0 {
-                remaining -= s.size_in_bytes;
-                Some(RemoteRule::RetentionBytes)
-            } else {
-                None
-            };
-            if matches!(
-                rule,
-                Some(RemoteRule::RetentionMs | RemoteRule::RetentionBytes)
-            ) {
-                log_start_after = Some(
-                    log_start_after.map_or(s.end_offset + 1, |o: i64| o.max(s.end_offset + 1)),
-                );
-            }
-            match rule {
-                Some(rule) => deleted.push((s.id.clone(), rule)),
-                None if valid => {
-                    kept_from = Some(s.id.clone());
-                    break 'epochs;
-                }
-                None => {}
-            }
-        }
-    }
+    let mut deleted = Deletions::default();
+    let first = first_loop(
+        partition,
+        &lineage,
+        (&inputs, cleanup_until, breached),
+        &mut deleted,
+    );
     // The log takes the new start offset before the last phase, and with
     // it truncates its epoch cache, whose earliest epoch that phase reads.
-    if let Some(start) = log_start_after.filter(|&o| o > inputs.log_start_offset) {
+    if let Some(start) = first
+        .remote_log_start_offset
+        .filter(|&o| o > inputs.log_start_offset)
+    {
         loaded.truncate_from_start(start);
     }
-    if let Some(earliest) = loaded.entries().first().map(|e| i64::from(e.epoch)) {
-        let remote_epochs: BTreeSet<i64> = partition
-            .segments
-            .values()
-            .flat_map(|s| s.leader_epochs.keys().copied())
-            .collect();
-        let gone: BTreeSet<&str> = deleted.iter().map(|(id, _)| id.as_str()).collect();
-        let mut below = Vec::new();
-        for &epoch in remote_epochs.range(..earliest) {
-            for s in listed_for(partition, epoch, &gone) {
-                if s.leader_epochs.keys().all(|&e| e < earliest) && !below.contains(&s.id) {
-                    below.push(s.id.clone());
-                }
-            }
-        }
-        deleted.extend(
-            below
-                .into_iter()
-                .map(|id| (id, RemoteRule::BelowEarliestEpoch)),
-        );
+    if let Some(earliest) = loaded.entries().first() {
+        below_earliest(partition, i64::from(earliest.epoch), &mut deleted);
     }
     let mut segments: Vec<RemoteSegmentFate> = partition
         .segments
         .values()
-        .map(|s| RemoteSegmentFate {
-            id: s.id.clone(),
-            start_offset: s.start_offset,
-            end_offset: s.end_offset,
-            size_in_bytes: s.size_in_bytes,
-            max_timestamp_ms: s.max_timestamp_ms,
-            state: s.state.name(),
-            in_lineage: within_lineage(s, inputs.log_end_offset, &lineage),
-            deleted_now_by: deleted.iter().find(|(id, _)| *id == s.id).map(|(_, r)| *r),
-            eligible_at: None,
+        .map(|s| {
+            let in_lineage = within_lineage(s, inputs.log_end_offset, &lineage);
+            RemoteSegmentFate {
+                id: s.id.clone(),
+                start_offset: s.start_offset,
+                end_offset: s.end_offset,
+                size_in_bytes: s.size_in_bytes,
+                max_timestamp_ms: s.max_timestamp_ms,
+                state: s.state.name(),
+                in_lineage,
+                deleted_now_by: deleted.ids.get(&s.id).copied(),
+                eligible_at: (in_lineage && inputs.retention_ms > -1)
+                    .then(|| s.max_timestamp_ms.saturating_add(inputs.retention_ms)),
+            }
         })
         .collect();
-    for s in &mut segments {
-        s.eligible_at = (s.in_lineage && inputs.retention_ms > -1)
-            .then(|| s.max_timestamp_ms.saturating_add(inputs.retention_ms));
-    }
     segments.sort_by(|a, b| (a.start_offset, &a.id).cmp(&(b.start_offset, &b.id)));
     RemotePass {
         retention_ms: inputs.retention_ms,
@@ -374,16 +409,15 @@ pub fn remote_pass(partition: &RemotePartition, inputs: RemotePassInputs) -> Rem
         breached_bytes: breached,
         cleanup_until_ms: cleanup_until,
         segments,
-        deleted,
-        kept_from,
-        remote_log_start_offset: log_start_after,
+        deleted: deleted.order,
+        kept_from: first.kept_from,
+        remote_log_start_offset: first.remote_log_start_offset,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::checkpoint::LeaderEpochEntry;
     use crate::inspect::cluster::remote::RemoteLogState;
     use serde_json::json;
 
@@ -416,17 +450,6 @@ mod tests {
             }
         }
         state.partitions.remove(TP).unwrap()
-    }
-
-    fn cache(entries: &[(i32, i64)]) -> EpochCache {
-        let e: Vec<_> = entries
-            .iter()
-            .map(|&(epoch, start_offset)| LeaderEpochEntry {
-                epoch,
-                start_offset,
-            })
-            .collect();
-        EpochCache::from_entries(&e)
     }
 
     fn inputs(epochs: &EpochCache) -> RemotePassInputs<'_> {
@@ -492,7 +515,7 @@ mod tests {
             ("C", 200, 299, &[(0, 200)], 100, 5000, true),
             ("D", 300, 399, &[(0, 300)], 100, 1500, true),
         ]);
-        let epochs = cache(&[(0, 0)]);
+        let epochs = EpochCache::from_pairs(&[(0, 0)]);
         let pass = remote_pass(
             &p,
             RemotePassInputs {
@@ -523,7 +546,7 @@ mod tests {
             // An upload that never finished counts for nothing.
             ("D", 300, 399, &[(0, 300)], 100, 0, false),
         ]);
-        let epochs = cache(&[(0, 0)]);
+        let epochs = EpochCache::from_pairs(&[(0, 0)]);
         let run = |only_local_bytes, retention_bytes| {
             remote_pass(
                 &p,
@@ -566,7 +589,7 @@ mod tests {
         p.segments.get_mut("B").unwrap().state = SegmentState::DeleteStarted;
         // The log start moved to 150 (DeleteRecords); the epoch cache is
         // truncated there as the broker loads it.
-        let epochs = cache(&[(0, 0), (1, 200)]);
+        let epochs = EpochCache::from_pairs(&[(0, 0), (1, 200)]);
         let pass = remote_pass(
             &p,
             RemotePassInputs {
@@ -596,7 +619,7 @@ mod tests {
             ("X", 0, 120, &[(0, 0)], 100, 0, false),
             ("B", 100, 199, &[(1, 100)], 100, 5000, true),
         ]);
-        let epochs = cache(&[(0, 0), (1, 100)]);
+        let epochs = EpochCache::from_pairs(&[(0, 0), (1, 100)]);
         let pass = remote_pass(
             &p,
             RemotePassInputs {
@@ -625,7 +648,7 @@ mod tests {
             ("B", 100, 199, &[(0, 100), (1, 150)], 100, 0, false),
             ("C", 150, 249, &[(2, 150)], 100, 0, true),
         ]);
-        let epochs = cache(&[(2, 150)]);
+        let epochs = EpochCache::from_pairs(&[(2, 150)]);
         let pass = remote_pass(
             &p,
             RemotePassInputs {

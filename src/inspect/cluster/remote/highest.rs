@@ -33,25 +33,13 @@ pub fn highest_offset_in_remote_storage(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::checkpoint::LeaderEpochEntry;
-
-    fn cache(entries: &[(i32, i64)]) -> EpochCache {
-        let e: Vec<LeaderEpochEntry> = entries
-            .iter()
-            .map(|&(epoch, start_offset)| LeaderEpochEntry {
-                epoch,
-                start_offset,
-            })
-            .collect();
-        EpochCache::from_entries(&e)
-    }
 
     #[test]
     fn the_latest_epoch_with_a_finished_upload_answers_capped_below_its_local_end() {
         let mut remote = RemotePartition::default();
         remote.highest_offset_for_epoch.insert(1, Some(350));
         remote.highest_offset_for_epoch.insert(3, None);
-        let epochs = cache(&[(0, 0), (1, 100), (3, 300)]);
+        let epochs = EpochCache::from_pairs(&[(0, 0), (1, 100), (3, 300)]);
         // Epoch 3 has no finished upload; epoch 1 ends locally at 300, below
         // the remote 350 (an unclean election truncated it).
         assert_eq!(
