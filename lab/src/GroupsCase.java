@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
+import org.apache.kafka.server.common.ApiMessageAndVersion;
 
 import java.io.File;
 import java.lang.reflect.Method;
@@ -55,10 +56,10 @@ public final class GroupsCase {
         this.recordClass = k.getParameterTypes()[0];
     }
 
-    /** Entry point of the harness: only where the release has streams groups. */
+    /** Entry point of the harness: where the release has share groups (4.0 on); streams groups where it has them (4.1 on). */
     public static void write(KsegLab lab) throws Exception {
-        if (!new File(lab.schemaDir("group-coordinator", "common/message"), "StreamsGroupMetadataKey.json").isFile()) {
-            System.out.println("no modern groups case: this release has no streams groups");
+        if (!new File(lab.schemaDir("group-coordinator", "common/message"), "ShareGroupMetadataKey.json").isFile()) {
+            System.out.println("no modern groups case: this release has no share groups");
             return;
         }
         new GroupsCase(lab).run();
@@ -88,6 +89,17 @@ public final class GroupsCase {
         return ids("subtopologyId", "0", partitions);
     }
 
+    /** Tasks of subtopologies 0 and 1 (either list may be empty). */
+    private static ArrayNode tasks(int[] of0, int[] of1) {
+        ArrayNode a = tasks(of0);
+        a.addAll(ids("subtopologyId", "1", of1));
+        return a;
+    }
+
+    private static int[] p(int... partitions) {
+        return partitions;
+    }
+
     private static ArrayNode shared(int... partitions) {
         return ids("topicId", TOPIC_ID, partitions);
     }
@@ -109,12 +121,18 @@ public final class GroupsCase {
     /** One record (a tombstone when `set` is null), one record a batch as the coordinator appends a write. */
     private void record(String family, ObjectNode key, ObjectNode set, int version, String what) throws Exception {
         clock += 1000;
-        ApiMessage k = fromJson(family + "Key", key, 0);
+        JsonNode keySchema = schemas.get(family + "Key");
+        ApiMessageAndVersion v0 = set == null ? null : KsegLab.mav(value(family + "Value", version, set), version);
         Object rec;
-        if (set == null) {
-            rec = KsegLab.staticMethod(recordClass, "tombstone", 1).invoke(null, k);
+        if (keySchema.has("apiKey")) {
+            // 4.1 on: the key names its record type in apiKey and is read at version 0.
+            ApiMessage k = fromJson(family + "Key", key, 0);
+            rec = set == null ? KsegLab.staticMethod(recordClass, "tombstone", 1).invoke(null, k)
+                : KsegLab.staticMethod(recordClass, "record", 2).invoke(null, k, v0);
         } else {
-            rec = KsegLab.staticMethod(recordClass, "record", 2).invoke(null, k, KsegLab.mav(value(family + "Value", version, set), version));
+            // 4.0: the key's version is its record type.
+            int type = Schemas.versions(keySchema).get(0);
+            rec = KsegLab.anyConstructor(recordClass, 2).newInstance(KsegLab.mav(fromJson(family + "Key", key, type), type), v0);
         }
         byte[] v = set == null ? null : (byte[]) serializeValue.invoke(serde, rec);
         List<SimpleRecord> one = new ArrayList<>();
@@ -150,7 +168,7 @@ public final class GroupsCase {
         t.put("epoch", 1);
         t.putArray("subtopologies").add(sub);
         record("StreamsGroupTopology", group(g), t, 0, g + " topology epoch 1, subtopology 0 reading orders");
-        record("StreamsGroupMetadata", group(g), groupEpoch(1), 0, g + " group epoch 1"
+        record("StreamsGroupMetadata", group(g), groupEpoch(1, 1), 0, g + " group epoch 1"
             + (has("StreamsGroupMetadataValue", "ValidatedTopologyEpoch") ? ", validated topology epoch 1" : ""));
         for (String m : new String[] {"m1", "m2"}) {
             ObjectNode md = obj();
@@ -167,7 +185,7 @@ public final class GroupsCase {
         ObjectNode md = obj();
         md.put("topologyEpoch", 1);
         record("StreamsGroupMemberMetadata", member(g, "m3"), md, 0, g + " member m3 joins");
-        record("StreamsGroupMetadata", group(g), groupEpoch(2), 0, g + " group epoch 2");
+        record("StreamsGroupMetadata", group(g), groupEpoch(2, 1), 0, g + " group epoch 2");
         record("StreamsGroupTargetAssignmentMember", member(g, "m1"), streamsTarget(0), 0, g + " m1 target: task 0_0");
         record("StreamsGroupTargetAssignmentMember", member(g, "m3"), streamsTarget(1), 0, g + " m3 target: task 0_1");
         record("StreamsGroupTargetAssignmentMetadata", group(g), assignmentEpoch(2), 0, g + " target assignment epoch 2");
@@ -179,6 +197,31 @@ public final class GroupsCase {
         record("StreamsGroupCurrentMemberAssignment", member(g, "m2"), null, 0, g + " m2 leaves");
         record("StreamsGroupTargetAssignmentMember", member(g, "m2"), null, 0, g + " m2's target removed");
         record("StreamsGroupMemberMetadata", member(g, "m2"), null, 0, g + " m2 removed");
+        // The topology grows a subtopology reading returns; standby and warm-up tasks are assigned.
+        ObjectNode sub1 = sub.deepCopy();
+        sub1.put("subtopologyId", "1");
+        sub1.putArray("sourceTopics").add("returns");
+        ObjectNode t2 = obj();
+        t2.put("epoch", 2);
+        t2.putArray("subtopologies").add(sub.deepCopy()).add(sub1);
+        record("StreamsGroupTopology", group(g), t2, 0, g + " topology epoch 2, subtopology 1 reading returns added");
+        record("StreamsGroupMetadata", group(g), groupEpoch(3, 2), 0, g + " group epoch 3"
+            + (has("StreamsGroupMetadataValue", "ValidatedTopologyEpoch") ? ", validated topology epoch 2" : ""));
+        for (String m : new String[] {"m1", "m3"}) {
+            ObjectNode md2 = obj();
+            md2.put("topologyEpoch", 2);
+            record("StreamsGroupMemberMetadata", member(g, m), md2, 0, g + " member " + m + " on topology epoch 2");
+        }
+        record("StreamsGroupTargetAssignmentMember", member(g, "m1"),
+            streamsTarget(tasks(p(0), p(0)), tasks(p(1), p()), tasks(p(), p(1))), 0,
+            g + " m1 target: active 0_0 1_0, standby 0_1, warm-up 1_1");
+        record("StreamsGroupTargetAssignmentMember", member(g, "m3"),
+            streamsTarget(tasks(p(1), p(1)), tasks(p(0), p()), tasks()), 0, g + " m3 target: active 0_1 1_1, standby 0_0");
+        record("StreamsGroupTargetAssignmentMetadata", group(g), assignmentEpoch(3), 0, g + " target assignment epoch 3");
+        record("StreamsGroupCurrentMemberAssignment", member(g, "m1"),
+            streamsCurrent(3, 2, 1, tasks(p(0), p(0)), tasks(p(1), p()), tasks(p(), p(1))), 0,
+            g + " m1 epoch 3 STABLE: active 0_0 1_0, standby 0_1, warm-up 1_1 (m3 stays at epoch 2)");
+        commit(g, "returns", 0, 7);
     }
 
     private ApiMessage templateOf(String name) throws Exception {
@@ -187,10 +230,10 @@ public final class GroupsCase {
         return m;
     }
 
-    private ObjectNode groupEpoch(int epoch) {
+    private ObjectNode groupEpoch(int epoch, int validatedTopologyEpoch) {
         ObjectNode o = obj();
         o.put("epoch", epoch);
-        if (has("StreamsGroupMetadataValue", "ValidatedTopologyEpoch")) o.put("validatedTopologyEpoch", 1);
+        if (has("StreamsGroupMetadataValue", "ValidatedTopologyEpoch")) o.put("validatedTopologyEpoch", validatedTopologyEpoch);
         return o;
     }
 
@@ -201,21 +244,31 @@ public final class GroupsCase {
     }
 
     private static ObjectNode streamsTarget(int... active) {
+        return streamsTarget(tasks(active), tasks(), tasks());
+    }
+
+    private static ObjectNode streamsTarget(ArrayNode active, ArrayNode standby, ArrayNode warmup) {
         ObjectNode o = obj();
-        o.set("activeTasks", tasks(active));
-        o.set("standbyTasks", tasks());
-        o.set("warmupTasks", tasks());
+        o.set("activeTasks", active);
+        o.set("standbyTasks", standby);
+        o.set("warmupTasks", warmup);
         return o;
     }
 
     private static ObjectNode streamsCurrent(int epoch, int previous, int state, ArrayNode active) {
+        return streamsCurrent(epoch, previous, state, active, tasks(), tasks());
+    }
+
+    private static ObjectNode streamsCurrent(int epoch, int previous, int state, ArrayNode active, ArrayNode standby,
+                                             ArrayNode warmup) {
         ObjectNode o = obj();
         o.put("memberEpoch", epoch);
         o.put("previousMemberEpoch", previous);
         o.put("state", state);
         o.set("activeTasks", active);
-        for (String f : new String[] {"standbyTasks", "warmupTasks", "activeTasksPendingRevocation",
-                                      "standbyTasksPendingRevocation", "warmupTasksPendingRevocation"}) {
+        o.set("standbyTasks", standby);
+        o.set("warmupTasks", warmup);
+        for (String f : new String[] {"activeTasksPendingRevocation", "standbyTasksPendingRevocation", "warmupTasksPendingRevocation"}) {
             o.set(f, tasks());
         }
         return o;
@@ -240,14 +293,35 @@ public final class GroupsCase {
         ObjectNode e = obj();
         e.put("epoch", 1);
         record("ShareGroupMetadata", group(g), e, 0, g + " group epoch 1");
+        // 4.0 keeps the subscribed topics' metadata (type 9, which 4.1 dropped); 4.1 on, the initialized
+        // share-partitions (type 15, which 4.0 reads but neither writes nor replays).
+        boolean subscriptionMetadata = schemas.containsKey("ShareGroupPartitionMetadataValue");
+        if (subscriptionMetadata) {
+            ObjectNode md = obj();
+            ObjectNode topic = md.putArray("topics").addObject();
+            topic.put("topicId", TOPIC_ID);
+            topic.put("topicName", "audit");
+            topic.put("numPartitions", 3);
+            topic.putArray("partitionMetadata");
+            record("ShareGroupPartitionMetadata", group(g), md, 0, g + " subscription metadata: audit, 3 partitions");
+        }
         for (String m : new String[] {"s1", "s2"}) {
-            record("ShareGroupMemberMetadata", member(g, m), obj(), 0, g + " member " + m + " joins");
+            ObjectNode md = obj();
+            if (has("ShareGroupMemberMetadataValue", "SubscribedTopicNames")) md.putArray("subscribedTopicNames").add("audit");
+            record("ShareGroupMemberMetadata", member(g, m), md, 0, g + " member " + m + " joins");
         }
         record("ShareGroupTargetAssignmentMember", member(g, "s1"), shareTarget(0, 1), 0, g + " s1 target: audit-0 audit-1");
         record("ShareGroupTargetAssignmentMember", member(g, "s2"), shareTarget(2), 0, g + " s2 target: audit-2");
         record("ShareGroupTargetAssignmentMetadata", group(g), assignmentEpoch(1), 0, g + " target assignment epoch 1");
         record("ShareGroupCurrentMemberAssignment", member(g, "s1"), shareCurrent(1, 0, 1), 0, g + " s1 epoch 1 STABLE");
         record("ShareGroupCurrentMemberAssignment", member(g, "s2"), shareCurrent(1, 2), 0, g + " s2 epoch 1 STABLE");
+        if (!subscriptionMetadata) initialized(g);
+        record("ShareGroupCurrentMemberAssignment", member(g, "s2"), null, 0, g + " s2 leaves");
+        record("ShareGroupTargetAssignmentMember", member(g, "s2"), null, 0, g + " s2's target removed");
+        record("ShareGroupMemberMetadata", member(g, "s2"), null, 0, g + " s2 removed");
+    }
+
+    private void initialized(String g) throws Exception {
         ObjectNode init = obj();
         ArrayNode done = init.putArray("initializedTopics");
         ObjectNode topic = done.addObject();
@@ -257,9 +331,6 @@ public final class GroupsCase {
         init.putArray("initializingTopics");
         init.putArray("deletingTopics");
         record("ShareGroupStatePartitionMetadata", group(g), init, 0, g + " share-partitions audit-0..2 initialized");
-        record("ShareGroupCurrentMemberAssignment", member(g, "s2"), null, 0, g + " s2 leaves");
-        record("ShareGroupTargetAssignmentMember", member(g, "s2"), null, 0, g + " s2's target removed");
-        record("ShareGroupMemberMetadata", member(g, "s2"), null, 0, g + " s2 removed");
     }
 
     private static ObjectNode shareTarget(int... partitions) {
@@ -278,7 +349,7 @@ public final class GroupsCase {
     }
 
     private void run() throws Exception {
-        streams();
+        if (schemas.containsKey("StreamsGroupMetadataKey")) streams();
         share();
         File caseDir = new File(lab.out, "internal-consumer-offsets-groups");
         File partDir = new File(caseDir, "__consumer_offsets-0");
@@ -301,11 +372,13 @@ public final class GroupsCase {
         StringBuilder b = new StringBuilder();
         b.append("internal-consumer-offsets-groups (release ").append(lab.release).append(", commit ").append(lab.commit).append(")\n\n");
         b.append("__consumer_offsets-0 written by the lab harness (lab/ in kseg) with this release's own classes: one coherent\n");
-        b.append("story of a streams group (orders-app: topology, members m1 m2 then m3 joining, target and current\n");
-        b.append("assignments, m3 still releasing a task, m2 leaving, offset commits) and a share group (audit-share:\n");
-        b.append("members s1 s2, assignments, share-partitions initialized, s2 leaving). Each record's story fields are set\n");
-        b.append("over a seeded random template of the release's schema (the other fields stay random), the message built\n");
-        b.append("by the generated JSON converter and serialized by GroupCoordinatorRecordSerde, one record a batch\n");
+        b.append("story of a streams group where the release has them (4.1 on; orders-app: topology, members m1 m2 then m3\n");
+        b.append("joining, target and current assignments, m3 still releasing a task, m2 leaving, the topology growing a\n");
+        b.append("second subtopology, standby and warm-up tasks, offset commits) and a share group (audit-share: members\n");
+        b.append("s1 s2, assignments, subscription metadata (4.0) or share-partitions initialized (4.1 on), s2 leaving).\n");
+        b.append("Each record's story fields are set over a seeded random template of the release's schema (the other\n");
+        b.append("fields stay random), the message built by the generated JSON converter and serialized by\n");
+        b.append("GroupCoordinatorRecordSerde, one record a batch\n");
         b.append("(MemoryRecords.withRecords), appended by FileRecords.\n\n");
         b.append("kafka-view.json: Kafka's reading (FileRecords.batches, the serde's deserialize, the generated JSON converters).\n\n");
         b.append("Records in log order:\n");

@@ -47,43 +47,68 @@ fn member_state(group_type: GroupType, id: i64) -> String {
     name.to_string()
 }
 
+/// Where a modern group's topic ids get their names: the group's partition
+/// metadata (consumer groups, share groups before 4.1), else a share
+/// group's share-partition metadata (type 15, which names every topic it
+/// lists).
+struct TopicNames<'a> {
+    group: &'a Group,
+    share_state_partitions: Option<&'a Value>,
+}
+
+impl TopicNames<'_> {
+    fn name(&self, topic_id: &str) -> Option<&str> {
+        self.group.topic_name(topic_id).or_else(|| {
+            let state = self.share_state_partitions?;
+            ["initializedTopics", "initializingTopics", "deletingTopics"]
+                .iter()
+                .filter_map(|list| state.get(*list)?.as_array())
+                .flatten()
+                .find(|t| t.get("topicId").and_then(Value::as_str) == Some(topic_id))?
+                .get("topicName")?
+                .as_str()
+        })
+    }
+}
+
 /// Adds `"topic"` beside each `"topicId"` of the assignment lists in
-/// `data` whose name the group's partition metadata knows.
-fn with_topic_names(group: &Group, data: &Value) -> Value {
+/// `data` whose name `names` knows.
+fn with_topic_names(names: &TopicNames<'_>, data: &Value) -> Value {
     match data {
         Value::Object(map) => {
             let mut out = Map::new();
             for (k, v) in map {
-                out.insert(k.clone(), with_topic_names(group, v));
+                out.insert(k.clone(), with_topic_names(names, v));
             }
             let name = map
                 .get("topicId")
                 .and_then(Value::as_str)
-                .and_then(|id| group.topic_name(id));
+                .and_then(|id| names.name(id));
             if let (Some(name), false) = (name, map.contains_key("topicName")) {
                 out.insert("topic".into(), json!(name));
             }
             Value::Object(out)
         }
         Value::Array(items) => {
-            Value::Array(items.iter().map(|v| with_topic_names(group, v)).collect())
+            Value::Array(items.iter().map(|v| with_topic_names(names, v)).collect())
         }
         other => other.clone(),
     }
 }
 
-fn modern_member_json(group: &Group, id: &str, m: &ModernMember) -> Value {
+fn modern_member_json(names: &TopicNames<'_>, id: &str, m: &ModernMember) -> Value {
+    let group = names.group;
     let current = m
         .current_assignment
         .as_ref()
-        .map(|a| with_topic_names(group, a));
+        .map(|a| with_topic_names(names, a));
     let field = |name: &str| current.as_ref().and_then(|c| c.get(name)).cloned();
     let mut member = json!({
         "memberId": id,
         "memberEpoch": m.member_epoch,
         "state": member_state(group.group_type, m.state),
         "metadata": m.metadata,
-        "targetAssignment": group.target_assignment.get(id).map(|t| with_topic_names(group, t)),
+        "targetAssignment": group.target_assignment.get(id).map(|t| with_topic_names(names, t)),
     });
     let fields: &[&str] = if group.group_type == GroupType::Streams {
         &[
@@ -101,13 +126,17 @@ fn modern_member_json(group: &Group, id: &str, m: &ModernMember) -> Value {
     member
 }
 
-fn members_json(group: &Group) -> Vec<Value> {
+fn members_json(group: &Group, share_state_partitions: Option<&Value>) -> Vec<Value> {
+    let names = TopicNames {
+        group,
+        share_state_partitions,
+    };
     match group.group_type {
         GroupType::Classic => group.classic_members().to_vec(),
         _ => group
             .members
             .iter()
-            .map(|(id, m)| modern_member_json(group, id, m))
+            .map(|(id, m)| modern_member_json(&names, id, m))
             .collect(),
     }
 }
@@ -173,7 +202,7 @@ pub fn group_json(r: &GroupReport<'_>) -> Value {
             "subtopologies": g.topology.as_ref().and_then(|t| t.get("subtopologies")),
         })),
         "shareStatePartitions": r.share_state_partitions,
-        "members": g.map(members_json).unwrap_or_default(),
+        "members": g.map(|g| members_json(g, r.share_state_partitions)).unwrap_or_default(),
         "offsets": offsets,
         "pendingTransactionalOffsets": pending,
     })
@@ -259,10 +288,18 @@ fn write_members(w: &mut impl Write, group: &Value) -> io::Result<()> {
             .get("assignment")
             .and_then(|a| a.get("assignedPartitions"))
             .or_else(|| m.get("assignedPartitions"));
-        let epoch = m
+        let mut epoch = m
             .get("memberEpoch")
             .map(|e| format!(" epoch {e}"))
             .unwrap_or_default();
+        // A member still reconciling says how far it is.
+        if let Some(state) = m
+            .get("state")
+            .and_then(Value::as_str)
+            .filter(|s| *s != "STABLE")
+        {
+            epoch = format!("{epoch} {state}");
+        }
         let assigned = if m.get("activeTasks").is_some() {
             tasks_text(m)
         } else if assigned.is_some_and(Value::is_array) {

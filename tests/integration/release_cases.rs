@@ -472,6 +472,11 @@ release_case!(
 );
 
 release_case!(
+    release_4_0_internal_consumer_offsets_groups,
+    "4.0",
+    "internal-consumer-offsets-groups"
+);
+release_case!(
     release_4_1_internal_consumer_offsets_groups,
     "4.1",
     "internal-consumer-offsets-groups"

@@ -1,5 +1,6 @@
-//! `kseg groups` on the 4.1 and 4.2 cases of a streams group and a share
-//! group (`internal-consumer-offsets-groups`, one coherent story each),
+//! `kseg groups` on the 4.0, 4.1 and 4.2 cases of a streams group (4.1 on)
+//! and a share group (`internal-consumer-offsets-groups`, one coherent
+//! story each),
 //! against the groups replayed by hand here from Kafka's own reading of
 //! every record (`kafka-view.json`), as `GroupMetadataManager.replay`
 //! applies those records.
@@ -18,6 +19,8 @@ struct Replayed {
     validated_topology_epoch: i64,
     assignment_epoch: i64,
     topology: Option<Value>,
+    /// The subscribed topics' metadata (ShareGroupPartitionMetadata, 4.0).
+    subscription_metadata: Option<Value>,
     share_state_partitions: Option<Value>,
     /// Member id to (member metadata, current assignment).
     members: BTreeMap<String, (Option<Value>, Option<Value>)>,
@@ -54,7 +57,7 @@ fn replayed(release: &str) -> BTreeMap<String, Replayed> {
             let member = k.get("memberId").and_then(Value::as_str).map(String::from);
             let int = |name: &str| v.and_then(|d| d[name].as_i64());
             let t = r["key"]["type"].as_str().unwrap();
-            g.share |= matches!(t, "10" | "11" | "12" | "13" | "14" | "15");
+            g.share |= matches!(t, "9" | "10" | "11" | "12" | "13" | "14" | "15");
             match t {
                 "1" => {
                     let key = (
@@ -72,6 +75,7 @@ fn replayed(release: &str) -> BTreeMap<String, Replayed> {
                         .map_or(-1, |e| e.as_i64().unwrap());
                 }
                 "23" => g.topology = v.cloned(),
+                "9" => g.subscription_metadata = v.map(|d| d["topics"].clone()),
                 "15" => g.share_state_partitions = v.cloned(),
                 "12" | "20" => g.assignment_epoch = int("assignmentEpoch").unwrap_or(-1),
                 "10" | "19" => match v {
@@ -164,18 +168,46 @@ fn expected_members(g: &Replayed) -> BTreeMap<String, Value> {
             for f in fields {
                 m[*f] = c.get(*f).cloned().unwrap_or(Value::Null);
             }
+            // Partitions are named by the subscription metadata's topics
+            // (4.0), else by the share-partitions' metadata (4.1 on).
+            let topics = g.subscription_metadata.clone().or_else(|| {
+                g.share_state_partitions
+                    .as_ref()
+                    .map(|s| s["initializedTopics"].clone())
+            });
+            if let Some(topics) = &topics {
+                named(&mut m["assignedPartitions"], topics);
+                named(&mut m["targetAssignment"]["topicPartitions"], topics);
+            }
             (id.clone(), m)
         })
         .collect()
 }
 
+/// Adds `topic` to each `{topicId, partitions}` of `list` whose id the
+/// subscription metadata's `topics` name.
+fn named(list: &mut Value, topics: &Value) {
+    for entry in list.as_array_mut().into_iter().flatten() {
+        let name = topics
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["topicId"] == entry["topicId"])
+            .map(|t| t["topicName"].clone());
+        if let Some(name) = name {
+            entry["topic"] = name;
+        }
+    }
+}
+
 fn groups_match_a_hand_replay(release: &str) {
     let expected = replayed(release);
-    assert_eq!(
-        expected.keys().collect::<Vec<_>>(),
-        ["audit-share", "orders-app"],
-        "{release}"
-    );
+    let story: &[&str] = if release == "4.0" {
+        &["audit-share"]
+    } else {
+        &["audit-share", "orders-app"]
+    };
+    assert_eq!(expected.keys().collect::<Vec<_>>(), story, "{release}");
     let case = unpacked(release).join("internal-consumer-offsets-groups/__consumer_offsets-0");
     let out = kseg(["groups", "--json", case.to_str().unwrap()]);
     assert!(out.status.success(), "{release}: {}", stderr(&out));
@@ -196,6 +228,11 @@ fn groups_match_a_hand_replay(release: &str) {
                 "subtopologies": t["subtopologies"]});
             assert_eq!(p["topology"], want, "{at}: topology");
         }
+        assert_eq!(
+            p["subscriptionMetadata"],
+            g.subscription_metadata.clone().unwrap_or(Value::Null),
+            "{at}: subscription metadata"
+        );
         assert_eq!(
             p["shareStatePartitions"],
             g.share_state_partitions.clone().unwrap_or(Value::Null),
@@ -240,12 +277,35 @@ fn groups_match_a_hand_replay(release: &str) {
             .collect();
         assert_eq!(offsets, want, "{at}: offsets");
     }
-    // The story: a member of each group left, one streams member is still
-    // releasing a task.
-    let streams = &expected["orders-app"];
-    assert_eq!(streams.members.len(), 2);
-    assert!(!streams.members.contains_key("m2"));
-    assert_eq!(expected["audit-share"].members.len(), 1);
+    // The story: a member of each group left; the share group has its
+    // subscription metadata (4.0) or its initialized share-partitions.
+    let share = &expected["audit-share"];
+    assert_eq!(share.members.len(), 1);
+    assert_eq!(
+        (
+            share.subscription_metadata.is_some(),
+            share.share_state_partitions.is_some()
+        ),
+        (release == "4.0", release != "4.0"),
+        "{release}"
+    );
+    if let Some(streams) = expected.get("orders-app") {
+        // m2 left, the topology grew a second subtopology, m1 holds standby
+        // and warm-up tasks, m3 is still releasing a task at epoch 2.
+        assert_eq!(streams.members.keys().collect::<Vec<_>>(), ["m1", "m3"]);
+        let topology = streams.topology.as_ref().unwrap();
+        assert_eq!(topology["subtopologies"].as_array().unwrap().len(), 2);
+        let (_, m1) = &streams.members["m1"];
+        let m1 = m1.as_ref().unwrap();
+        assert_ne!(m1["standbyTasks"], json!([]));
+        assert_ne!(m1["warmupTasks"], json!([]));
+        assert_eq!(streams.members["m3"].1.as_ref().unwrap()["state"], 3);
+    }
+}
+
+#[test]
+fn share_group_of_4_0_replays_as_by_hand() {
+    groups_match_a_hand_replay("4.0");
 }
 
 #[test]
