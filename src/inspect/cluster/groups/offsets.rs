@@ -3,7 +3,7 @@
 //! transactional commits waiting for that producer's end marker
 //! (`OffsetMetadataManager.replay`, `replayEndTransactionMarker`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::schema::tree::Node;
 
@@ -50,7 +50,7 @@ impl CommittedOffset {
 }
 
 /// The offsets of each group, by topic-partition.
-pub type GroupOffsets = BTreeMap<String, BTreeMap<TopicPartition, CommittedOffset>>;
+pub type GroupOffsets = HashMap<String, BTreeMap<TopicPartition, CommittedOffset>>;
 
 /// What a transaction marker did to the pending commits of its producer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,7 +10,7 @@
 //! group of another type, or one that needs the share group and finds
 //! none (`getOrMaybeCreatePersisted{Consumer,Share}Group`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
@@ -23,8 +23,9 @@ use crate::schema::tree::Node;
 /// What the coordinator holds after replaying one partition.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CoordinatorState {
-    /// Groups by id.
-    pub groups: BTreeMap<String, Group>,
+    /// Groups by id (hashed: a replay looks one up at every record;
+    /// listings sort the ids).
+    pub groups: HashMap<String, Group>,
     /// Committed and pending offsets.
     pub offsets: OffsetStore,
     /// Share groups' share-partition initialisation state by group
