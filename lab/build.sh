@@ -77,9 +77,25 @@ for api in "$work"/src/*/*/src/main/java; do [ -d "$api" ] && sp="$sp:$api"; don
 # sources and every generated message are compiled explicitly.
 serdes=$(grep -rlE "^public (abstract )?class [A-Za-z]*RecordSerde " \
   "$work"/src/{group-coordinator,share-coordinator,metadata}/src/main/java 2>/dev/null || true)
-# The data partition case needs a Java LogSegment (3.7 on).
-data=""
-[ -f "$work/src/storage/src/main/java/org/apache/kafka/storage/internals/log/LogSegment.java" ] && data="$lab/src/data/DataCase.java"
+# The data partition case needs the release's LogSegment: Java in storage
+# from 3.7; Scala in core before, compiled below with scalac when
+# SCALA_JARS holds Scala 2.12's compiler (see lab/README.md).
+data="" scala_segment=""
+SCALA_JARS="${SCALA_JARS:-/tmp/scala-jars}"
+log_java=storage/src/main/java/org/apache/kafka/storage/internals/log
+if [ -f "$work/src/$log_java/LogSegment.java" ]; then
+  # DataCase names it by reflection only, so it is compiled explicitly.
+  data="$lab/src/data/DataCase.java $work/src/$log_java/LogSegment.java"
+elif git --git-dir="$git_dir" cat-file -e "$commit:core/src/main/scala/kafka/log/LogSegment.scala" 2>/dev/null \
+     && ls "$SCALA_JARS"/scala-compiler-2.12.*.jar >/dev/null 2>&1; then
+  data="$lab/src/data/DataCase.java" scala_segment=1
+  # The Java classes LogSegment.scala names (javac compiles what they reach).
+  for f in $log_java/{AbortedTxn,AppendOrigin,CompletedTxn,FetchDataInfo,LazyIndex,LogConfig,LogFileUtils,LogOffsetMetadata,OffsetIndex,OffsetPosition,ProducerStateManager,RollParams,TimeIndex,TimestampOffset,TransactionIndex,TxnIndexSearchResult}.java \
+           storage/src/main/java/org/apache/kafka/storage/internals/epoch/LeaderEpochFileCache.java \
+           server-common/src/main/java/org/apache/kafka/server/metrics/KafkaMetricsGroup.java; do
+    data="$data $work/src/$f"
+  done
+fi
 # The tiered-storage case needs the remote log metadata serde (3.6 on).
 remote=""
 [ -f "$work/src/storage/src/main/java/org/apache/kafka/server/log/remote/metadata/storage/serialization/RemoteLogMetadataSerde.java" ] && remote="$lab/src/remote/RemoteCase.java"
@@ -95,6 +111,26 @@ nice javac -nowarn -proc:none -d "$work/classes" -cp "$cp" -sourcepath "$sp" \
   "$lab"/src/*.java $data $remote $txn $serdes $(find "$work/gen" -name '*.java') 2>&1 | grep -v '^Note:' || true
 [ -f "$work/classes/KsegLab.class" ] || { echo "javac failed" >&2; exit 1; }
 
+run_cp="$work/classes:$cp"
+if [ -n "$scala_segment" ]; then
+  # 3.6's LogSegment is core's Scala: LogSegment.scala and the core files
+  # it needs (its overflow exception, Logging, the thread-safety
+  # annotations), unchanged, with the lab's stand-ins for the rest
+  # (scala-standins.sh), against the Java classes above.
+  echo "== scalac (core's LogSegment.scala)"
+  scala_lib="$(ls "$SCALA_JARS"/scala-library-2.12.*.jar):$(ls "$SCALA_JARS"/scala-collection-compat_2.12-*.jar)"
+  git --git-dir="$git_dir" archive "$commit" core/src/main/scala/kafka/log/LogSegment.scala \
+    core/src/main/scala/kafka/common/LogSegmentOffsetOverflowException.scala \
+    core/src/main/scala/kafka/utils/Logging.scala core/src/main/scala/kafka/utils/Annotations.scala | tar -x -C "$work/src"
+  "$lab/scala-standins.sh" "$work/scala-standins"
+  mkdir -p "$work/scala-classes"
+  nice java -cp "$(ls "$SCALA_JARS"/scala-compiler-2.12.*.jar):$(ls "$SCALA_JARS"/scala-reflect-2.12.*.jar):$scala_lib" \
+    scala.tools.nsc.Main -nowarn -d "$work/scala-classes" -classpath "$work/classes:$cp:$scala_lib" \
+    $(find "$work/src/core/src/main/scala" "$work/scala-standins" -name '*.scala')
+  [ -f "$work/scala-classes/kafka/log/LogSegment.class" ] || { echo "scalac failed" >&2; exit 1; }
+  run_cp="$work/classes:$work/scala-classes:$scala_lib:$cp"
+fi
+
 echo "== harness"
 mkdir -p "$out/$release"
-nice java -cp "$work/classes:$cp" KsegLab "$work/src" "$out/$release" "$release" "$commit"
+nice java -cp "$run_cp" KsegLab "$work/src" "$out/$release" "$release" "$commit"

@@ -67,7 +67,7 @@ public final class KsegLab {
         try {
             Class.forName("DataCase").getMethod("write", KsegLab.class).invoke(null, lab);
         } catch (ClassNotFoundException e) {
-            System.out.println("no data partition case: this release's LogSegment is not Java");
+            System.out.println("no data partition case: this release's LogSegment was not compiled");
         }
         try {
             Class.forName("RemoteCase").getMethod("write", KsegLab.class).invoke(null, lab);

@@ -327,6 +327,7 @@ release_case!(
     "3.7",
     "internal-cluster-metadata"
 );
+release_case!(release_3_6_data_idempotent, "3.6", "data-idempotent");
 release_case!(release_3_7_data_idempotent, "3.7", "data-idempotent");
 release_case!(release_3_8_data_idempotent, "3.8", "data-idempotent");
 release_case!(

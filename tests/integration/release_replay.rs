@@ -250,7 +250,7 @@ fn streams_records_for_a_consumer_group_are_refused_at_their_offsets() {
 /// the snapshot is rebuilt without a finding.
 #[test]
 fn each_releases_data_partition_holds_the_open_transactions_its_snapshot_says() {
-    for release in ["3.7", "3.8", "3.9", "4.0", "4.1", "4.2"] {
+    for release in ["3.6", "3.7", "3.8", "3.9", "4.0", "4.1", "4.2"] {
         let case = unpacked(release).join("data-idempotent");
         let view: Value =
             serde_json::from_str(&std::fs::read_to_string(case.join("kafka-view.json")).unwrap())

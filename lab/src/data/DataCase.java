@@ -12,7 +12,6 @@ import org.apache.kafka.storage.internals.checkpoint.LeaderEpochCheckpointFile;
 import org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache;
 import org.apache.kafka.storage.internals.log.LogDirFailureChannel;
 import org.apache.kafka.storage.internals.log.LogConfig;
-import org.apache.kafka.storage.internals.log.LogSegment;
 import org.apache.kafka.storage.internals.log.OffsetIndex;
 import org.apache.kafka.storage.internals.log.OffsetPosition;
 import org.apache.kafka.storage.internals.log.ProducerStateEntry;
@@ -23,6 +22,7 @@ import org.apache.kafka.storage.internals.log.TimestampOffset;
 
 import java.io.File;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +38,8 @@ import java.util.Random;
  * log does, each segment recovered by LogSegment.recover, which rebuilds
  * its .index and .timeindex with Kafka's own rule and feeds the
  * ProducerStateManager, whose snapshot is taken at each segment's end.
- * Compiled only for releases whose LogSegment is Java (3.7 on).
+ * The release's LogSegment is named by reflection: Java (storage) from 3.7,
+ * Scala (core's kafka.log.LogSegment, compiled by build.sh) in 3.6.
  */
 public final class DataCase {
     private static final long[] PRODUCERS = {4001, 4002, 4003};
@@ -89,12 +90,12 @@ public final class DataCase {
         for (int s = 0; s < 2; s++) {
             File log = new File(dir, String.format("%020d.log", bases[s]));
             KsegLab.writeLog(log, segments.get(s));
-            LogSegment segment = LogSegment.open(dir, bases[s], config, Time.SYSTEM, true, 0, false, "");
+            Object segment = open(dir, bases[s], config);
             recover(segment, psm, cache);
             psm.updateMapEndOffset(ends[s]);
             psm.takeSnapshot();
-            if (s == 0) segment.onBecomeInactiveSegment();
-            segment.close();
+            if (s == 0) call(segment, "onBecomeInactiveSegment");
+            call(segment, "close");
         }
         scheduler.shutdown();
 
@@ -154,15 +155,55 @@ public final class DataCase {
         throw new IllegalStateException("no LeaderEpochFileCache constructor");
     }
 
-    /** LogSegment.recover(psm, cache): the cache in an Optional before 4.0. */
-    private static void recover(LogSegment segment, ProducerStateManager psm, LeaderEpochFileCache cache) throws Exception {
-        for (Method m : LogSegment.class.getMethods()) {
+    /** The release's LogSegment: Java in storage from 3.7, Scala in core before. */
+    private static Class<?> segmentClass() throws ClassNotFoundException {
+        try {
+            return Class.forName("org.apache.kafka.storage.internals.log.LogSegment");
+        } catch (ClassNotFoundException e) {
+            return Class.forName("kafka.log.LogSegment");
+        }
+    }
+
+    /** LogSegment.open(dir, base, config, time, fileAlreadyExists, initFileSize, preallocate, suffix): the Scala companion's static forwarder in 3.6. */
+    private static Object open(File dir, long base, LogConfig config) throws Exception {
+        Method m = segmentClass().getMethod("open", File.class, long.class, LogConfig.class, Time.class, boolean.class,
+            int.class, boolean.class, String.class);
+        return unwrap(() -> m.invoke(null, dir, base, config, Time.SYSTEM, true, 0, false, ""));
+    }
+
+    /** LogSegment.recover(psm, cache): the cache in an Optional from 3.7 to 3.9, a scala.Option in 3.6, bare from 4.0. */
+    private static void recover(Object segment, ProducerStateManager psm, LeaderEpochFileCache cache) throws Exception {
+        for (Method m : segment.getClass().getMethods()) {
             if (m.getName().equals("recover") && m.getParameterCount() == 2) {
-                m.invoke(segment, psm, m.getParameterTypes()[1] == Optional.class ? Optional.of(cache) : cache);
+                Class<?> type = m.getParameterTypes()[1];
+                Object arg = type == Optional.class ? Optional.of(cache)
+                    : type.getName().equals("scala.Option") ? type.getMethod("apply", Object.class).invoke(null, cache)
+                    : cache;
+                unwrap(() -> m.invoke(segment, psm, arg));
                 return;
             }
         }
         throw new IllegalStateException("no LogSegment.recover");
+    }
+
+    /** A LogSegment method without arguments. */
+    private static void call(Object segment, String name) throws Exception {
+        Method m = segment.getClass().getMethod(name);
+        unwrap(() -> m.invoke(segment));
+    }
+
+    private interface Call {
+        Object run() throws Exception;
+    }
+
+    /** Runs a reflective call, rethrowing what the method threw. */
+    private static Object unwrap(Call call) throws Exception {
+        try {
+            return call.run();
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof Exception) throw (Exception) e.getCause();
+            throw e;
+        }
     }
 
     private static ObjectNode offsetIndex(File f, long base) throws Exception {
