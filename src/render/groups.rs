@@ -11,7 +11,9 @@ use crate::inspect::cluster::groups::filter::{GroupFilter, GroupsSummary, group_
 use crate::inspect::cluster::groups::lag::{ConsumerLogEnds, PartitionEnd};
 use crate::inspect::cluster::groups::offsets::{CommittedOffset, TopicPartition};
 use crate::inspect::cluster::groups::shard::Shard;
-use crate::inspect::cluster::groups::state::{Group, GroupType, ModernMember};
+use crate::inspect::cluster::groups::state::{
+    Group, GroupType, ModernMember, share_state_topic_name,
+};
 
 /// Everything printed about one group.
 #[derive(Debug, Clone, Copy)]
@@ -58,16 +60,9 @@ struct TopicNames<'a> {
 
 impl TopicNames<'_> {
     fn name(&self, topic_id: &str) -> Option<&str> {
-        self.group.topic_name(topic_id).or_else(|| {
-            let state = self.share_state_partitions?;
-            ["initializedTopics", "initializingTopics", "deletingTopics"]
-                .iter()
-                .filter_map(|list| state.get(*list)?.as_array())
-                .flatten()
-                .find(|t| t.get("topicId").and_then(Value::as_str) == Some(topic_id))?
-                .get("topicName")?
-                .as_str()
-        })
+        self.group
+            .topic_name(topic_id)
+            .or_else(|| share_state_topic_name(self.share_state_partitions?, topic_id))
     }
 }
 
@@ -288,18 +283,17 @@ fn write_members(w: &mut impl Write, group: &Value) -> io::Result<()> {
             .get("assignment")
             .and_then(|a| a.get("assignedPartitions"))
             .or_else(|| m.get("assignedPartitions"));
-        let mut epoch = m
+        let epoch = m
             .get("memberEpoch")
             .map(|e| format!(" epoch {e}"))
             .unwrap_or_default();
         // A member still reconciling says how far it is.
-        if let Some(state) = m
+        let state = m
             .get("state")
             .and_then(Value::as_str)
             .filter(|s| *s != "STABLE")
-        {
-            epoch = format!("{epoch} {state}");
-        }
+            .map(|s| format!(" {s}"))
+            .unwrap_or_default();
         let assigned = if m.get("activeTasks").is_some() {
             tasks_text(m)
         } else if assigned.is_some_and(Value::is_array) {
@@ -309,7 +303,7 @@ fn write_members(w: &mut impl Write, group: &Value) -> io::Result<()> {
         };
         writeln!(
             w,
-            "  member {}{epoch} (client {client}): assigned {assigned}",
+            "  member {}{epoch}{state} (client {client}): assigned {assigned}",
             text("memberId"),
         )?;
     }

@@ -207,6 +207,19 @@ impl Group {
     }
 }
 
+/// A topic id's name, from a share group's share-partition metadata
+/// (`ShareGroupStatePartitionMetadataValue` data, type 15), which names
+/// every topic it lists as initialized, initializing or deleting.
+pub fn share_state_topic_name<'v>(share_state: &'v Value, topic_id: &str) -> Option<&'v str> {
+    ["initializedTopics", "initializingTopics", "deletingTopics"]
+        .iter()
+        .filter_map(|list| share_state.get(*list)?.as_array())
+        .flatten()
+        .find(|t| t.get("topicId").and_then(Value::as_str) == Some(topic_id))?
+        .get("topicName")?
+        .as_str()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,5 +255,17 @@ mod tests {
             json!({"protocolType": "consumer", "generation": 3, "members": [{}]}),
         ));
         assert_eq!((g.state(), g.generation()), ("Stable", 3));
+    }
+
+    #[test]
+    fn share_partition_metadata_names_the_topics_it_lists() {
+        let state = json!({
+            "initializedTopics": [{"topicId": "A", "topicName": "audit", "partitions": [0]}],
+            "initializingTopics": [],
+            "deletingTopics": [{"topicId": "D", "topicName": "gone"}],
+        });
+        assert_eq!(share_state_topic_name(&state, "A"), Some("audit"));
+        assert_eq!(share_state_topic_name(&state, "D"), Some("gone"));
+        assert_eq!(share_state_topic_name(&state, "X"), None);
     }
 }
