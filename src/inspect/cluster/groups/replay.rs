@@ -422,7 +422,11 @@ impl CoordinatorState {
 /// place of a state id); `None` for later layouts.
 fn early_access(v: Node<'_>) -> Option<EarlyAccess> {
     let target_member_epoch = i32::try_from(int(v, "targetMemberEpoch")?).ok()?;
-    let pending = |name| v.get(name).and_then(Node::as_array).is_some_and(|a| a.len() > 0);
+    let pending = |name| {
+        v.get(name)
+            .and_then(Node::as_array)
+            .is_some_and(|a| a.len() > 0)
+    };
     let state = if pending("partitionsPendingRevocation") {
         EarlyAccessState::Revoking
     } else if pending("partitionsPendingAssignment") {

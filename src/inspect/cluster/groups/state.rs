@@ -227,7 +227,8 @@ impl Group {
                 } else {
                     0
                 };
-                let reconciled = |m: &ModernMember| m.is_reconciled_to(self.assignment_epoch, stable);
+                let reconciled =
+                    |m: &ModernMember| m.is_reconciled_to(self.assignment_epoch, stable);
                 if self.members.values().all(reconciled) {
                     "Stable"
                 } else {
@@ -314,9 +315,11 @@ mod tests {
         g.members
             .insert("m".into(), early(2, EarlyAccessState::Assigning));
         assert_eq!(g.state(), "Reconciling");
-        g.members.insert("m".into(), early(1, EarlyAccessState::Stable));
+        g.members
+            .insert("m".into(), early(1, EarlyAccessState::Stable));
         assert_eq!(g.state(), "Reconciling");
-        g.members.insert("m".into(), early(2, EarlyAccessState::Stable));
+        g.members
+            .insert("m".into(), early(2, EarlyAccessState::Stable));
         assert_eq!(g.state(), "Stable");
     }
 
