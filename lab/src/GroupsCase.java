@@ -3,6 +3,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.SimpleRecord;
 import org.apache.kafka.server.common.ApiMessageAndVersion;
@@ -12,15 +13,20 @@ import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The lab's modern groups case (4.1 on, where the group coordinator has
- * streams groups): a `__consumer_offsets-0` partition telling one coherent
- * story of a streams group (topology, members joining, target and current
- * assignments, a member leaving, offset commits) and a share group (members,
- * assignments, share-partition initialisation, a member leaving). Each
+ * The lab's groups case (every release): a `__consumer_offsets-0` partition
+ * telling one coherent story of classic groups (members with the consumer
+ * protocol's subscriptions and assignments, a member leaving, a group
+ * emptied and deleted, a group that only commits offsets), a consumer group
+ * (KIP-848: members joining, target and current assignments, members still
+ * revoking and waiting for partitions, a member leaving), a share group
+ * (4.0 on: members, assignments, share-partition initialisation, a member
+ * leaving) and a streams group (4.1 on: topology, members, assignments,
+ * standby and warm-up tasks, a member leaving), with offset commits. Each
  * record's story fields are set on a seeded random template (the rest stay
  * random), the message built by the release's generated JSON converter,
  * serialized by the release's own serde; read back as CoordinatorCase does.
@@ -28,9 +34,12 @@ import java.util.Map;
 public final class GroupsCase {
     private static final String PKG = "org.apache.kafka.coordinator.group.generated";
     private static final String TOPIC_ID = "Q2xpY2tzQUFBQUFBQUFBQQ";
+    private static final String CARTS_ID = "Q2FydHNBQUFBQUFBQUFBQQ";
+    private static final String CLIENT_PKG = "org.apache.kafka.common.message";
 
     private final KsegLab lab;
     private final Map<String, JsonNode> schemas;
+    private final Map<String, JsonNode> clientSchemas;
     private final Object serde;
     private final Method serializeKey;
     private final Method serializeValue;
@@ -44,7 +53,17 @@ public final class GroupsCase {
     private GroupsCase(KsegLab lab) throws Exception {
         this.lab = lab;
         this.schemas = Schemas.load(lab.schemaDir("group-coordinator", "common/message"));
-        this.serde = Class.forName("org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde").getConstructor().newInstance();
+        this.clientSchemas = Schemas.load(lab.schemaDir("clients", "common/message"));
+        Object found = null;
+        for (String name : KsegLab.GROUP_SERDES) {
+            try {
+                found = Class.forName(name).getConstructor().newInstance();
+                break;
+            } catch (ClassNotFoundException e) {
+                // an older or newer release names it otherwise
+            }
+        }
+        this.serde = found;
         Method k = null, v = null;
         for (Method m : serde.getClass().getMethods()) {
             if (m.isBridge()) continue;
@@ -56,12 +75,8 @@ public final class GroupsCase {
         this.recordClass = k.getParameterTypes()[0];
     }
 
-    /** Entry point of the harness: where the release has share groups (4.0 on); streams groups where it has them (4.1 on). */
+    /** Entry point of the harness: every release; share groups where it has them (4.0 on), streams groups too (4.1 on). */
     public static void write(KsegLab lab) throws Exception {
-        if (!new File(lab.schemaDir("group-coordinator", "common/message"), "ShareGroupMetadataKey.json").isFile()) {
-            System.out.println("no modern groups case: this release has no share groups");
-            return;
-        }
         new GroupsCase(lab).run();
     }
 
@@ -104,18 +119,26 @@ public final class GroupsCase {
         return ids("topicId", TOPIC_ID, partitions);
     }
 
-    private ApiMessage fromJson(String name, JsonNode json, int version) throws Exception {
-        Class<?> c = Class.forName(PKG + "." + name + "JsonConverter");
+    private static ApiMessage fromJson(String pkg, String name, JsonNode json, int version) throws Exception {
+        Class<?> c = Class.forName(pkg + "." + name + "JsonConverter");
         return (ApiMessage) c.getMethod("read", JsonNode.class, short.class).invoke(null, json, (short) version);
     }
 
-    /** A value: a seeded random template of the release's schema, the story's fields set over it. */
-    private ApiMessage value(String name, int version, ObjectNode set) throws Exception {
-        ApiMessage template = KsegLab.newMessage(PKG, name);
-        new Filler(seed++, 0).fill(template, schemas.get(name), version);
+    private ApiMessage fromJson(String name, JsonNode json, int version) throws Exception {
+        return fromJson(PKG, name, json, version);
+    }
+
+    /** A message: a seeded random template of the release's schema, the story's fields set over it. */
+    private ApiMessage message(String pkg, Map<String, JsonNode> from, String name, int version, ObjectNode set) throws Exception {
+        ApiMessage template = KsegLab.newMessage(pkg, name);
+        new Filler(seed++, 0).fill(template, from.get(name), version);
         ObjectNode json = (ObjectNode) KsegLab.converterJson(template, version);
         set.fields().forEachRemaining(e -> json.set(e.getKey(), e.getValue()));
-        return fromJson(name, json, version);
+        return fromJson(pkg, name, json, version);
+    }
+
+    private ApiMessage value(String name, int version, ObjectNode set) throws Exception {
+        return message(PKG, schemas, name, version, set);
     }
 
     /** One record (a tombstone when `set` is null), one record a batch as the coordinator appends a write. */
@@ -288,6 +311,188 @@ public final class GroupsCase {
         record("OffsetCommit", k, v, 3, group + " commits " + topic + "-" + partition + " at " + at);
     }
 
+    /** The consumer protocol's bytes (2-byte version prefix) of a subscription or assignment. */
+    private String consumerBytes(String name, int version, ObjectNode set) throws Exception {
+        ApiMessage m = message(CLIENT_PKG, clientSchemas, name, version, set);
+        ByteBuffer b = MessageUtil.toVersionPrefixedByteBuffer((short) version, m);
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return Base64.getEncoder().encodeToString(out);
+    }
+
+    /** A classic member of protocol type consumer subscribed to `topic`, assigned `partitions` of it. */
+    private ObjectNode classicMember(String id, String topic, int... partitions) throws Exception {
+        ObjectNode sub = obj();
+        sub.putArray("topics").add(topic);
+        sub.putNull("userData");
+        sub.putArray("ownedPartitions");
+        sub.put("generationId", -1);
+        sub.putNull("rackId");
+        ObjectNode assign = obj();
+        ObjectNode owned = assign.putArray("assignedPartitions").addObject();
+        owned.put("topic", topic);
+        ArrayNode p = owned.putArray("partitions");
+        for (int x : partitions) p.add(x);
+        assign.putNull("userData");
+        ObjectNode m = obj();
+        m.put("memberId", id);
+        m.putNull("groupInstanceId");
+        m.put("clientId", id.substring(0, id.indexOf('-')));
+        m.put("clientHost", "/10.0.0." + (id.charAt(1) - '0'));
+        m.put("rebalanceTimeout", 300000);
+        m.put("sessionTimeout", 45000);
+        m.put("subscription", consumerBytes("ConsumerProtocolSubscription", 3, sub));
+        m.put("assignment", consumerBytes("ConsumerProtocolAssignment", 3, assign));
+        return m;
+    }
+
+    /** GroupMetadataValue v3 (what every release since 2.3 writes): protocol type consumer, range, these members. */
+    private void classicGroup(String g, int generation, String leader, String what, ObjectNode... members) throws Exception {
+        ObjectNode k = obj();
+        k.put("group", g);
+        ObjectNode v = obj();
+        v.put("protocolType", "consumer");
+        v.put("generation", generation);
+        if (members.length == 0) {
+            v.putNull("protocol");
+            v.putNull("leader");
+        } else {
+            v.put("protocol", "range");
+            v.put("leader", leader);
+        }
+        v.put("currentStateTimestamp", clock + 1000);
+        ArrayNode list = v.putArray("members");
+        for (ObjectNode m : members) list.add(m);
+        record("GroupMetadata", k, v, 3, g + " " + what);
+    }
+
+    private void offsetTombstone(String group, String topic, int partition) throws Exception {
+        ObjectNode k = obj();
+        k.put("group", group);
+        k.put("topic", topic);
+        k.put("partition", partition);
+        record("OffsetCommit", k, null, 0, group + " " + topic + "-" + partition + " offset deleted");
+    }
+
+    private void classic() throws Exception {
+        String g = "billing";
+        String c1 = "c1-7f3a", c2 = "c2-91bd";
+        classicGroup(g, 1, c1, "generation 1 Stable: c1 invoices-0 invoices-1, c2 invoices-2",
+            classicMember(c1, "invoices", 0, 1), classicMember(c2, "invoices", 2));
+        commit(g, "invoices", 0, 500);
+        commit(g, "invoices", 2, 320);
+        classicGroup(g, 2, c1, "generation 2 Stable: c2 left, c1 invoices-0..2", classicMember(c1, "invoices", 0, 1, 2));
+        commit(g, "invoices", 2, 360);
+        String r = "nightly-report";
+        classicGroup(r, 1, "r1-0c44", "generation 1 Stable: r1 reports-0", classicMember("r1-0c44", "reports", 0));
+        commit(r, "reports", 0, 12);
+        classicGroup(r, 2, null, "generation 2 Empty: r1 left");
+        offsetTombstone(r, "reports", 0);
+        ObjectNode k = obj();
+        k.put("group", r);
+        record("GroupMetadata", k, null, 0, r + " deleted (its offsets expired)");
+        commit("ops-tool", "audit", 1, 5);
+    }
+
+    private static ArrayNode carts(int... partitions) {
+        return ids("topicId", CARTS_ID, partitions);
+    }
+
+    /** A consumer group member's current assignment, in the release's layout: 3.8 on a state id, before the target member epoch and pending assignment. */
+    private ObjectNode consumerCurrent(int epoch, int previous, int target, int state, ArrayNode assigned, ArrayNode revoking,
+                                       ArrayNode pendingAssignment) {
+        ObjectNode o = obj();
+        o.put("memberEpoch", epoch);
+        o.put("previousMemberEpoch", previous);
+        o.set("assignedPartitions", assigned);
+        o.set("partitionsPendingRevocation", revoking);
+        if (has("ConsumerGroupCurrentMemberAssignmentValue", "State")) {
+            o.put("state", state);
+        } else {
+            o.put("targetMemberEpoch", target);
+            o.set("partitionsPendingAssignment", pendingAssignment);
+            o.put("error", 0);
+            o.put("metadataVersion", 0);
+            o.put("metadataBytes", "");
+        }
+        return o;
+    }
+
+    private ObjectNode consumerTarget(int... partitions) {
+        ObjectNode o = obj();
+        o.set("topicPartitions", carts(partitions));
+        if (has("ConsumerGroupTargetAssignmentMemberValue", "Error")) {
+            o.put("error", 0);
+            o.put("metadataVersion", 0);
+            o.put("metadataBytes", "");
+        }
+        return o;
+    }
+
+    private ObjectNode consumerMember(String client) {
+        ObjectNode md = obj();
+        md.putNull("instanceId");
+        md.putNull("rackId");
+        md.put("clientId", client);
+        md.put("clientHost", "/10.0.1.7");
+        md.putArray("subscribedTopicNames").add("carts");
+        md.putNull("subscribedTopicRegex");
+        md.put("rebalanceTimeoutMs", 300000);
+        md.put("serverAssignor", "uniform");
+        if (has("ConsumerGroupMemberMetadataValue", "Assignors")) md.putArray("assignors");
+        if (has("ConsumerGroupMemberMetadataValue", "ClassicMemberMetadata")) md.putNull("classicMemberMetadata");
+        return md;
+    }
+
+    private void consumer() throws Exception {
+        String g = "checkout";
+        ObjectNode e = obj();
+        e.put("epoch", 1);
+        record("ConsumerGroupMetadata", group(g), e, 0, g + " group epoch 1");
+        // The subscribed topics' metadata: written until 4.1, which keeps a metadata hash in the group's metadata instead.
+        if (!has("ConsumerGroupMetadataValue", "MetadataHash")) {
+            ObjectNode md = obj();
+            if (has("ConsumerGroupPartitionMetadataValue", "Epoch")) md.put("epoch", 1);
+            ObjectNode topic = md.putArray("topics").addObject();
+            topic.put("topicId", CARTS_ID);
+            topic.put("topicName", "carts");
+            topic.put("numPartitions", 3);
+            topic.putArray("partitionMetadata");
+            record("ConsumerGroupPartitionMetadata", group(g), md, 0, g + " subscription metadata: carts, 3 partitions");
+        }
+        for (String m : new String[] {"k1", "k2"}) {
+            record("ConsumerGroupMemberMetadata", member(g, m), consumerMember("checkout-" + m), 0, g + " member " + m + " joins");
+        }
+        record("ConsumerGroupTargetAssignmentMember", member(g, "k1"), consumerTarget(0, 1), 0, g + " k1 target: carts-0 carts-1");
+        record("ConsumerGroupTargetAssignmentMember", member(g, "k2"), consumerTarget(2), 0, g + " k2 target: carts-2");
+        record("ConsumerGroupTargetAssignmentMetadata", group(g), assignmentEpoch(1), 0, g + " target assignment epoch 1");
+        record("ConsumerGroupCurrentMemberAssignment", member(g, "k1"), consumerCurrent(1, 0, 1, 0, carts(0, 1), carts(), carts()), 0,
+            g + " k1 epoch 1 STABLE: carts-0 carts-1");
+        record("ConsumerGroupCurrentMemberAssignment", member(g, "k2"), consumerCurrent(1, 0, 1, 0, carts(2), carts(), carts()), 0,
+            g + " k2 epoch 1 STABLE: carts-2");
+        commit(g, "carts", 0, 900);
+        commit(g, "carts", 2, 450);
+        record("ConsumerGroupMemberMetadata", member(g, "k3"), consumerMember("checkout-k3"), 0, g + " member k3 joins");
+        ObjectNode e2 = obj();
+        e2.put("epoch", 2);
+        record("ConsumerGroupMetadata", group(g), e2, 0, g + " group epoch 2");
+        record("ConsumerGroupTargetAssignmentMember", member(g, "k1"), consumerTarget(0), 0, g + " k1 target: carts-0");
+        record("ConsumerGroupTargetAssignmentMember", member(g, "k3"), consumerTarget(1), 0, g + " k3 target: carts-1");
+        record("ConsumerGroupTargetAssignmentMetadata", group(g), assignmentEpoch(2), 0, g + " target assignment epoch 2");
+        record("ConsumerGroupCurrentMemberAssignment", member(g, "k2"), consumerCurrent(2, 1, 2, 0, carts(2), carts(), carts()), 0,
+            g + " k2 epoch 2 STABLE: carts-2");
+        // k1 has not revoked carts-1 yet (UNREVOKED_PARTITIONS; before 3.8 REVOKING at target epoch 2); k3 waits for it
+        // (UNRELEASED_PARTITIONS; before 3.8 ASSIGNING with carts-1 pending).
+        record("ConsumerGroupCurrentMemberAssignment", member(g, "k1"), consumerCurrent(1, 0, 2, 1, carts(0), carts(1), carts()), 0,
+            g + " k1 epoch 1 revoking carts-1");
+        record("ConsumerGroupCurrentMemberAssignment", member(g, "k3"), consumerCurrent(2, 0, 2, 2, carts(), carts(), carts(1)), 0,
+            g + " k3 epoch 2 waiting for carts-1");
+        commit(g, "carts", 1, 610);
+        record("ConsumerGroupCurrentMemberAssignment", member(g, "k2"), null, 0, g + " k2 leaves");
+        record("ConsumerGroupTargetAssignmentMember", member(g, "k2"), null, 0, g + " k2's target removed");
+        record("ConsumerGroupMemberMetadata", member(g, "k2"), null, 0, g + " k2 removed");
+    }
+
     private void share() throws Exception {
         String g = "audit-share";
         ObjectNode e = obj();
@@ -349,8 +554,10 @@ public final class GroupsCase {
     }
 
     private void run() throws Exception {
+        classic();
+        consumer();
         if (schemas.containsKey("StreamsGroupMetadataKey")) streams();
-        share();
+        if (schemas.containsKey("ShareGroupCurrentMemberAssignmentKey")) share();
         File caseDir = new File(lab.out, "internal-consumer-offsets-groups");
         File partDir = new File(caseDir, "__consumer_offsets-0");
         File log = new File(partDir, String.format("%020d.log", 0));
@@ -358,7 +565,7 @@ public final class GroupsCase {
         KsegLab.writeLog(log, batches);
         ObjectNode view = lab.header("internal-consumer-offsets-groups", "__consumer_offsets");
         view.put("decoding", "as internal-consumer-offsets: key {type (string), data: <Key>JsonConverter.write}, value "
-            + "{version (string), data: <Value>JsonConverter.write} from GroupCoordinatorRecordSerde's deserialize; "
+            + "{version (string), data: <Value>JsonConverter.write} from " + serde.getClass().getSimpleName() + "'s deserialize; "
             + "tombstone value = null");
         view.set("recordsWritten", KsegLab.array(told));
         ObjectNode partition = view.putObject("partition");
@@ -366,20 +573,23 @@ public final class GroupsCase {
         ObjectNode seg = partition.putArray("segments").addObject();
         seg.put("baseOffset", 0);
         CoordinatorCase offsets = new CoordinatorCase(lab, "consumer-offsets", "__consumer_offsets", "group-coordinator", PKG,
-            new String[] {"org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde"});
+            KsegLab.GROUP_SERDES);
         seg.set("log", LogView.read(log, offsets.reader()));
         view.put("logEndOffset", offset);
         StringBuilder b = new StringBuilder();
         b.append("internal-consumer-offsets-groups (release ").append(lab.release).append(", commit ").append(lab.commit).append(")\n\n");
         b.append("__consumer_offsets-0 written by the lab harness (lab/ in kseg) with this release's own classes: one coherent\n");
-        b.append("story of a streams group where the release has them (4.1 on; orders-app: topology, members m1 m2 then m3\n");
-        b.append("joining, target and current assignments, m3 still releasing a task, m2 leaving, the topology growing a\n");
-        b.append("second subtopology, standby and warm-up tasks, offset commits) and a share group (audit-share: members\n");
-        b.append("s1 s2, assignments, subscription metadata (4.0) or share-partitions initialized (4.1 on), s2 leaving).\n");
-        b.append("Each record's story fields are set over a seeded random template of the release's schema (the other\n");
-        b.append("fields stay random), the message built by the generated JSON converter and serialized by\n");
-        b.append("GroupCoordinatorRecordSerde, one record a batch\n");
-        b.append("(MemoryRecords.withRecords), appended by FileRecords.\n\n");
+        b.append("story of classic groups (billing: consumer-protocol members c1 c2, c2 leaving; nightly-report emptied, its\n");
+        b.append("offset and the group deleted; ops-tool committing offsets alone), a consumer group (checkout, KIP-848:\n");
+        b.append("members k1 k2 then k3 joining, target and current assignments, k1 still revoking a partition that k3 waits\n");
+        b.append("for, k2 leaving; its subscription metadata before 4.1), a share group where the release has them (4.0 on;\n");
+        b.append("audit-share: members s1 s2, assignments, subscription metadata (4.0) or share-partitions initialized (4.1\n");
+        b.append("on), s2 leaving) and a streams group where the release has them (4.1 on; orders-app: topology, members m1\n");
+        b.append("m2 then m3 joining, target and current assignments, m3 still releasing a task, m2 leaving, the topology\n");
+        b.append("growing a second subtopology, standby and warm-up tasks), with offset commits. Each record's story\n");
+        b.append("fields are set over a seeded random template of the release's schema (the other fields stay random), the\n");
+        b.append("message built by the generated JSON converter and serialized by ").append(serde.getClass().getSimpleName()).append(",\n");
+        b.append("one record a batch (MemoryRecords.withRecords), appended by FileRecords.\n\n");
         b.append("kafka-view.json: Kafka's reading (FileRecords.batches, the serde's deserialize, the generated JSON converters).\n\n");
         b.append("Records in log order:\n");
         for (int i = 0; i < told.size(); i++) b.append("  ").append(i).append(": ").append(told.get(i)).append('\n');

@@ -50,14 +50,16 @@ public final class KsegLab {
         this.commit = commit;
     }
 
+    /** The group coordinator's record serde, as releases name it (4.0 on, 3.8-3.9, 3.6-3.7). */
+    static final String[] GROUP_SERDES = {"org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde",
+        "org.apache.kafka.coordinator.group.CoordinatorRecordSerde", "org.apache.kafka.coordinator.group.RecordSerde"};
+
     public static void main(String[] args) throws Exception {
         KsegLab lab = new KsegLab(new File(args[0]), new File(args[1]), args[2], args[3]);
         ConsumerProtocolBytes.clientSchemas = Schemas.load(lab.schemaDir("clients", "common/message"));
         new CoordinatorCase(lab, "consumer-offsets", "__consumer_offsets", "group-coordinator",
             "org.apache.kafka.coordinator.group.generated",
-            new String[] {"org.apache.kafka.coordinator.group.GroupCoordinatorRecordSerde",
-                          "org.apache.kafka.coordinator.group.CoordinatorRecordSerde",
-                          "org.apache.kafka.coordinator.group.RecordSerde"}).write();
+            GROUP_SERDES).write();
         if (new File(lab.src, "share-coordinator/src/main/resources/common/message").isDirectory()) {
             new CoordinatorCase(lab, "share-group-state", "__share_group_state", "share-coordinator",
                 "org.apache.kafka.coordinator.share.generated",

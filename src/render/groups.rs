@@ -101,7 +101,7 @@ fn modern_member_json(names: &TopicNames<'_>, id: &str, m: &ModernMember) -> Val
     let mut member = json!({
         "memberId": id,
         "memberEpoch": m.member_epoch,
-        "state": member_state(group.group_type, m.state),
+        "state": m.early_access.map_or_else(|| member_state(group.group_type, m.state), |e| e.state.name().to_string()),
         "metadata": m.metadata,
         "targetAssignment": group.target_assignment.get(id).map(|t| with_topic_names(names, t)),
     });
@@ -117,6 +117,12 @@ fn modern_member_json(names: &TopicNames<'_>, id: &str, m: &ModernMember) -> Val
     };
     for name in fields {
         member[*name] = field(name).unwrap_or(Value::Null);
+    }
+    if let Some(early) = m.early_access {
+        // Kafka 3.6-3.7: what the member reconciles towards, and what it waits for.
+        member["targetMemberEpoch"] = json!(early.target_member_epoch);
+        member["partitionsPendingAssignment"] =
+            field("partitionsPendingAssignment").unwrap_or(Value::Null);
     }
     member
 }

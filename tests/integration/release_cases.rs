@@ -473,6 +473,26 @@ release_case!(
 );
 
 release_case!(
+    release_3_6_internal_consumer_offsets_groups,
+    "3.6",
+    "internal-consumer-offsets-groups"
+);
+release_case!(
+    release_3_7_internal_consumer_offsets_groups,
+    "3.7",
+    "internal-consumer-offsets-groups"
+);
+release_case!(
+    release_3_8_internal_consumer_offsets_groups,
+    "3.8",
+    "internal-consumer-offsets-groups"
+);
+release_case!(
+    release_3_9_internal_consumer_offsets_groups,
+    "3.9",
+    "internal-consumer-offsets-groups"
+);
+release_case!(
     release_4_0_internal_consumer_offsets_groups,
     "4.0",
     "internal-consumer-offsets-groups"

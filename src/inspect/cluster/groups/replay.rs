@@ -16,7 +16,9 @@ use serde_json::Value;
 
 use super::classic::ClassicData;
 use super::offsets::{CommittedOffset, MarkerOutcome, OffsetStore};
-use super::state::{Group, GroupType, LEAVE_GROUP_MEMBER_EPOCH, ModernMember};
+use super::state::{
+    EarlyAccess, EarlyAccessState, Group, GroupType, LEAVE_GROUP_MEMBER_EPOCH, ModernMember,
+};
 use crate::inspect::cluster::capped::Capped;
 use crate::schema::tree::Node;
 
@@ -395,6 +397,7 @@ impl CoordinatorState {
                 let member = group.members.entry(member_id.to_string()).or_default();
                 member.member_epoch = epoch(v, "memberEpoch");
                 member.state = int(v, "state").unwrap_or(0);
+                member.early_access = early_access(v);
                 member.current_assignment = Some(v.to_value());
                 Outcome::Applied
             }
@@ -405,12 +408,36 @@ impl CoordinatorState {
                         current_assignment: None,
                         member_epoch: LEAVE_GROUP_MEMBER_EPOCH,
                         state: 0,
+                        early_access: None,
                     };
                 }
                 Outcome::Applied
             }
         }
     }
+}
+
+/// A consumer group member's reconciliation in Kafka 3.6-3.7's layout of
+/// its current assignment (a target member epoch and pending partitions in
+/// place of a state id); `None` for later layouts.
+fn early_access(v: Node<'_>) -> Option<EarlyAccess> {
+    let target_member_epoch = i32::try_from(int(v, "targetMemberEpoch")?).ok()?;
+    let pending = |name| {
+        v.get(name)
+            .and_then(Node::as_array)
+            .is_some_and(|a| a.len() > 0)
+    };
+    let state = if pending("partitionsPendingRevocation") {
+        EarlyAccessState::Revoking
+    } else if pending("partitionsPendingAssignment") {
+        EarlyAccessState::Assigning
+    } else {
+        EarlyAccessState::Stable
+    };
+    Some(EarlyAccess {
+        target_member_epoch,
+        state,
+    })
 }
 
 /// What one modern group record does.

@@ -47,6 +47,56 @@ pub struct ModernMember {
     pub member_epoch: i32,
     /// The member's state id (0 is `STABLE`).
     pub state: i64,
+    /// Consumer groups of Kafka 3.6-3.7 (KIP-848 early access), whose
+    /// current assignment holds no state id: the target member epoch and
+    /// the state `ConsumerGroupMember` derives from the pending partitions.
+    pub early_access: Option<EarlyAccess>,
+}
+
+/// A 3.6-3.7 consumer group member's reconciliation, as that release's
+/// `ConsumerGroupMember.Builder.build` and `ConsumerGroup.maybeUpdateGroupState`
+/// read it (group-coordinator/…/consumer/ConsumerGroupMember.java:237-245 and
+/// ConsumerGroup.java at tag 3.7.1): the group is reconciled when every
+/// member's target member epoch is the assignment epoch and its state STABLE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EarlyAccess {
+    /// The epoch of the target assignment the member reconciles towards.
+    pub target_member_epoch: i32,
+    /// Its state.
+    pub state: EarlyAccessState,
+}
+
+/// The member states of Kafka 3.6-3.7's `ConsumerGroupMember.MemberState`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EarlyAccessState {
+    /// Partitions pending revocation.
+    Revoking,
+    /// No revocation pending, partitions pending assignment.
+    Assigning,
+    /// Neither.
+    Stable,
+}
+
+impl EarlyAccessState {
+    /// The state's name, upper case as kseg names every member state.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Revoking => "REVOKING",
+            Self::Assigning => "ASSIGNING",
+            Self::Stable => "STABLE",
+        }
+    }
+}
+
+impl ModernMember {
+    /// Whether the member is reconciled to the target assignment `epoch`
+    /// with a member state id of `stable`.
+    fn is_reconciled_to(&self, epoch: i32, stable: i64) -> bool {
+        match self.early_access {
+            Some(e) => e.target_member_epoch == epoch && e.state == EarlyAccessState::Stable,
+            None => self.state == stable && self.member_epoch == epoch,
+        }
+    }
 }
 
 /// Epoch -2: the member left (a current assignment tombstone).
@@ -178,7 +228,7 @@ impl Group {
                     0
                 };
                 let reconciled =
-                    |m: &ModernMember| m.state == stable && m.member_epoch == self.assignment_epoch;
+                    |m: &ModernMember| m.is_reconciled_to(self.assignment_epoch, stable);
                 if self.members.values().all(reconciled) {
                     "Stable"
                 } else {
@@ -244,6 +294,32 @@ mod tests {
         if let Some(m) = g.members.get_mut("m") {
             m.member_epoch = 2;
         }
+        assert_eq!(g.state(), "Stable");
+    }
+
+    #[test]
+    fn early_access_members_reconcile_on_their_target_epoch_and_pending_partitions() {
+        let mut g = Group::new(GroupType::Consumer);
+        g.group_epoch = 2;
+        g.assignment_epoch = 2;
+        let early = |target_member_epoch, state| ModernMember {
+            member_epoch: 2,
+            early_access: Some(EarlyAccess {
+                target_member_epoch,
+                state,
+            }),
+            ..Default::default()
+        };
+        // At the assignment epoch but still waiting for a partition:
+        // 3.7 reports the group Reconciling.
+        g.members
+            .insert("m".into(), early(2, EarlyAccessState::Assigning));
+        assert_eq!(g.state(), "Reconciling");
+        g.members
+            .insert("m".into(), early(1, EarlyAccessState::Stable));
+        assert_eq!(g.state(), "Reconciling");
+        g.members
+            .insert("m".into(), early(2, EarlyAccessState::Stable));
         assert_eq!(g.state(), "Stable");
     }
 
