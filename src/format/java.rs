@@ -33,7 +33,7 @@ pub(crate) fn first_decode_failure(bytes: &[u8], lines: u32) -> Option<u32> {
         if units >= stop_at {
             return None;
         }
-        if units % FILL == 0 {
+        if units.is_multiple_of(FILL) {
             fill_line = (ends + 1).min(lines);
         }
         // `\r\n` ends one line.
@@ -49,7 +49,7 @@ pub(crate) fn first_decode_failure(bytes: &[u8], lines: u32) -> Option<u32> {
     if !bad || units >= stop_at {
         return None;
     }
-    if units % FILL == 0 {
+    if units.is_multiple_of(FILL) {
         fill_line = (ends + 1).min(lines);
     }
     Some(fill_line)

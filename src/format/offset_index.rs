@@ -98,7 +98,7 @@ impl<'a> OffsetIndex<'a> {
                 });
             }
         }
-        if self.data.len() % OFFSET_INDEX_ENTRY_SIZE != 0 {
+        if !self.data.len().is_multiple_of(OFFSET_INDEX_ENTRY_SIZE) {
             return Err(OffsetIndexSanityError::SizeNotMultiple {
                 len: self.file_size(),
             });
@@ -124,7 +124,7 @@ impl<'a> OffsetIndex<'a> {
 
     /// An error for a file whose size is not a whole number of entries.
     pub fn size_error(&self) -> Option<FormatError> {
-        (self.data.len() % OFFSET_INDEX_ENTRY_SIZE != 0).then(|| {
+        (!self.data.len().is_multiple_of(OFFSET_INDEX_ENTRY_SIZE)).then(|| {
             FormatError::new(
                 self.kafka_entries() as u64 * OFFSET_INDEX_ENTRY_SIZE as u64,
                 FormatErrorKind::IndexSizeNotMultiple {

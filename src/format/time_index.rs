@@ -121,7 +121,7 @@ impl<'a> TimeIndex<'a> {
                 }
             }
         }
-        if self.data.len() % TIME_INDEX_ENTRY_SIZE != 0 {
+        if !self.data.len().is_multiple_of(TIME_INDEX_ENTRY_SIZE) {
             return Err(TimeIndexSanityError::SizeNotMultiple {
                 len: self.file_size(),
             });
@@ -147,7 +147,7 @@ impl<'a> TimeIndex<'a> {
 
     /// An error for a file whose size is not a whole number of entries.
     pub fn size_error(&self) -> Option<FormatError> {
-        (self.data.len() % TIME_INDEX_ENTRY_SIZE != 0).then(|| {
+        (!self.data.len().is_multiple_of(TIME_INDEX_ENTRY_SIZE)).then(|| {
             FormatError::new(
                 (self.kafka_entries() * TIME_INDEX_ENTRY_SIZE) as u64,
                 FormatErrorKind::IndexSizeNotMultiple {

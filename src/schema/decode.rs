@@ -87,7 +87,7 @@ pub fn write_message_text(
     spec: &MessageSpec,
     version: i16,
     c: &mut Cursor<'_>,
-    out: &mut Vec<u8>,
+    out: &mut String,
 ) -> Option<Result<(), DecodeError>> {
     let plain = spec.valid_versions.contains(version) && !spec.flexible_versions.contains(version);
     plain.then(|| {
@@ -326,28 +326,28 @@ impl Walk<'_> {
         &self,
         c: &mut Cursor<'_>,
         fields: &[Field],
-        out: &mut Vec<u8>,
+        out: &mut String,
     ) -> Result<(), DecodeError> {
-        out.push(b'{');
+        out.push('{');
         let mut first = true;
         for field in fields.iter().filter(|f| f.versions.contains(self.version)) {
             if !first {
-                out.push(b',');
+                out.push(',');
             }
             first = false;
-            out.push(b'"');
-            out.extend_from_slice(field.json_name.as_bytes());
-            out.extend_from_slice(b"\":");
+            out.push('"');
+            out.push_str(&field.json_name);
+            out.push_str("\":");
             let nullable = field.nullable_versions.contains(self.version);
             if let (FieldType::Struct(_), true) = (&field.ty, nullable) {
                 if c.read_i8()? < 0 {
-                    out.extend_from_slice(b"null");
+                    out.push_str("null");
                     continue;
                 }
             }
             self.write_value(c, field, &field.ty, nullable, out)?;
         }
-        out.push(b'}');
+        out.push('}');
         Ok(())
     }
 
@@ -358,15 +358,15 @@ impl Walk<'_> {
         field: &Field,
         ty: &FieldType,
         nullable: bool,
-        out: &mut Vec<u8>,
+        out: &mut String,
     ) -> Result<(), DecodeError> {
-        let int = |out: &mut Vec<u8>, v: i64| {
-            out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
+        let int = |out: &mut String, v: i64| {
+            out.push_str(itoa::Buffer::new().format(v));
         };
         match ty {
             FieldType::Bool => {
-                let text: &[u8] = if c.read_i8()? != 0 { b"true" } else { b"false" };
-                out.extend_from_slice(text);
+                let text = if c.read_i8()? != 0 { "true" } else { "false" };
+                out.push_str(text);
             }
             FieldType::Int8 => int(out, i64::from(c.read_i8()?)),
             FieldType::Int16 => int(out, i64::from(c.read_i16()?)),
@@ -376,11 +376,11 @@ impl Walk<'_> {
             FieldType::Int64 => int(out, c.read_i64()?),
             FieldType::Float64 => {
                 let v = Value::from(f64::from_bits(c.read_i64()? as u64));
-                let _ = serde_json::to_writer(&mut *out, &v);
+                out.push_str(&v.to_string());
             }
             FieldType::Uuid => write_json_str(out, &base64::url_safe_unpadded(c.read_bytes(16)?)),
             FieldType::String => match self.checked_length(c, field, false, nullable)? {
-                None => out.extend_from_slice(b"null"),
+                None => out.push_str("null"),
                 Some(len) => {
                     let bytes = c.read_bytes(len)?;
                     match std::str::from_utf8(bytes) {
@@ -391,22 +391,22 @@ impl Walk<'_> {
             },
             FieldType::Bytes | FieldType::Records => {
                 match self.checked_length(c, field, true, nullable)? {
-                    None => out.extend_from_slice(b"null"),
+                    None => out.push_str("null"),
                     Some(len) => write_json_str(out, &base64::standard(c.read_bytes(len)?)),
                 }
             }
             FieldType::Array(element) => match self.checked_length(c, field, true, nullable)? {
-                None => out.extend_from_slice(b"null"),
+                None => out.push_str("null"),
                 Some(count) => {
-                    out.push(b'[');
+                    out.push('[');
                     for i in 0..count {
                         if i > 0 {
-                            out.push(b',');
+                            out.push(',');
                         }
                         // Array elements are never null; only the array may be.
                         self.write_value(c, field, element, false, out)?;
                     }
-                    out.push(b']');
+                    out.push(']');
                 }
             },
             FieldType::Struct(name) => {

@@ -54,7 +54,7 @@ pub trait Emitter {
     /// directly, and gives the piece it wrote with `write`'s result. `None`
     /// (without calling `write`) for an emitter that builds values: its
     /// caller emits the value piece by piece instead.
-    fn write_text<R>(&mut self, write: impl FnOnce(&mut Vec<u8>) -> R) -> Option<(Self::Piece, R)> {
+    fn write_text<R>(&mut self, write: impl FnOnce(&mut String) -> R) -> Option<(Self::Piece, R)> {
         let _ = write;
         None
     }
@@ -63,13 +63,13 @@ pub trait Emitter {
 /// Appends `v` to `buf` as a JSON string: copied as it is when nothing in
 /// it needs escaping (names, ids, most values), else escaped by
 /// `serde_json`.
-pub fn write_json_str(buf: &mut Vec<u8>, v: &str) {
+pub fn write_json_str(buf: &mut String, v: &str) {
     if v.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        buf.push(b'"');
-        buf.extend_from_slice(v.as_bytes());
-        buf.push(b'"');
+        buf.push('"');
+        buf.push_str(v);
+        buf.push('"');
     } else {
-        let _ = serde_json::to_writer(buf, v);
+        buf.push_str(&Value::from(v).to_string());
     }
 }
 
@@ -120,19 +120,19 @@ impl Emitter for ValueEmitter {
 }
 
 /// Emits compact JSON text into one buffer; a piece is the byte range of
-/// its text there. An array or object is written after the pieces it
+/// its text there. The buffer is a `String`, so a piece's text is there
+/// without checking it again. An array or object is written after the pieces it
 /// copies, which stay where they are until [`TextEmitter::clear`], so the
 /// buffer holds a message's text about as many times as it nests.
 #[derive(Debug, Default)]
 pub struct TextEmitter {
-    buf: Vec<u8>,
+    buf: String,
 }
 
 impl TextEmitter {
     /// The text of a piece.
     pub fn text(&self, piece: &Range<usize>) -> &str {
-        // Only `serde_json` output and ASCII punctuation are ever written.
-        std::str::from_utf8(self.buf.get(piece.clone()).unwrap_or_default()).unwrap_or_default()
+        self.buf.get(piece.clone()).unwrap_or_default()
     }
 
     /// Empties the buffer for the next message, keeping its capacity.
@@ -142,16 +142,18 @@ impl TextEmitter {
 
     fn push_json(&mut self, v: impl serde::Serialize) -> Range<usize> {
         let start = self.buf.len();
-        // Writing into a Vec cannot fail, and these values always serialize.
-        let _ = serde_json::to_writer(&mut self.buf, &v);
+        // These values always serialize.
+        if let Ok(text) = serde_json::to_string(&v) {
+            self.buf.push_str(&text);
+        }
         start..self.buf.len()
     }
 
     /// JSON text written as it is: `null`, `true`, `false` and integers,
     /// which `serde_json` writes the same way (its integers are `itoa`'s).
-    fn push_literal(&mut self, text: &[u8]) -> Range<usize> {
+    fn push_literal(&mut self, text: &str) -> Range<usize> {
         let start = self.buf.len();
-        self.buf.extend_from_slice(text);
+        self.buf.push_str(text);
         start..self.buf.len()
     }
 
@@ -164,22 +166,22 @@ impl TextEmitter {
     /// label, if any) and `close`.
     fn assemble<'p>(
         &mut self,
-        open: u8,
+        open: char,
         pieces: impl Iterator<Item = (Option<&'p str>, Range<usize>)>,
-        close: u8,
+        close: char,
     ) -> Range<usize> {
         let start = self.buf.len();
         self.buf.push(open);
         for (i, (label, piece)) in pieces.enumerate() {
             if i > 0 {
-                self.buf.push(b',');
+                self.buf.push(',');
             }
             if let Some(label) = label {
                 // Member names are schema field names (letters, digits and
                 // `_`, checked when a schema is read) or kseg's own.
-                self.buf.push(b'"');
-                self.buf.extend_from_slice(label.as_bytes());
-                self.buf.extend_from_slice(b"\":");
+                self.buf.push('"');
+                self.buf.push_str(label);
+                self.buf.push_str("\":");
             }
             self.buf.extend_from_within(piece);
         }
@@ -192,16 +194,16 @@ impl Emitter for TextEmitter {
     type Piece = Range<usize>;
 
     fn null(&mut self) -> Range<usize> {
-        self.push_literal(b"null")
+        self.push_literal("null")
     }
     fn bool(&mut self, v: bool) -> Range<usize> {
-        self.push_literal(if v { b"true" } else { b"false" })
+        self.push_literal(if v { "true" } else { "false" })
     }
     fn int(&mut self, v: i64) -> Range<usize> {
-        self.push_literal(itoa::Buffer::new().format(v).as_bytes())
+        self.push_literal(itoa::Buffer::new().format(v))
     }
     fn uint(&mut self, v: u64) -> Range<usize> {
-        self.push_literal(itoa::Buffer::new().format(v).as_bytes())
+        self.push_literal(itoa::Buffer::new().format(v))
     }
     fn float(&mut self, v: f64) -> Range<usize> {
         self.push_json(Value::from(v))
@@ -213,38 +215,34 @@ impl Emitter for TextEmitter {
     }
     fn int_string(&mut self, v: i64) -> Range<usize> {
         let start = self.buf.len();
-        self.buf.push(b'"');
-        self.buf
-            .extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
-        self.buf.push(b'"');
+        self.buf.push('"');
+        self.buf.push_str(itoa::Buffer::new().format(v));
+        self.buf.push('"');
         start..self.buf.len()
     }
     fn value(&mut self, v: &Value) -> Range<usize> {
         self.push_json(v)
     }
     fn array(&mut self, items: Vec<Range<usize>>) -> Range<usize> {
-        self.assemble(b'[', items.into_iter().map(|p| (None, p)), b']')
+        self.assemble('[', items.into_iter().map(|p| (None, p)), ']')
     }
     fn object<'n>(
         &mut self,
         members: impl IntoIterator<Item = (&'n str, Range<usize>)>,
     ) -> Range<usize> {
         self.assemble(
-            b'{',
+            '{',
             members.into_iter().map(|(name, p)| (Some(name), p)),
-            b'}',
+            '}',
         )
     }
     fn equals(&self, piece: &Range<usize>, v: &Value) -> bool {
         self.buf
             .get(piece.clone())
-            .and_then(|text| serde_json::from_slice::<Value>(text).ok())
+            .and_then(|text| serde_json::from_str::<Value>(text).ok())
             .is_some_and(|parsed| parsed == *v)
     }
-    fn write_text<R>(
-        &mut self,
-        write: impl FnOnce(&mut Vec<u8>) -> R,
-    ) -> Option<(Range<usize>, R)> {
+    fn write_text<R>(&mut self, write: impl FnOnce(&mut String) -> R) -> Option<(Range<usize>, R)> {
         let start = self.buf.len();
         let result = write(&mut self.buf);
         Some((start..self.buf.len(), result))

@@ -127,20 +127,20 @@ fn wrapped<E: Emitter>(
     // A text emitter takes a version without tagged fields as one text.
     let written = e.write_text(|out| {
         let start = out.len();
-        let (name, n, quote): (&str, i16, &[u8]) = match label {
-            Label::Quoted(name, n) => (name, n, b"\""),
-            Label::Number(name, n) => (name, n, b""),
+        let (name, n, quote) = match label {
+            Label::Quoted(name, n) => (name, n, "\""),
+            Label::Number(name, n) => (name, n, ""),
         };
-        out.extend_from_slice(b"{\"");
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b"\":");
-        out.extend_from_slice(quote);
-        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
-        out.extend_from_slice(quote);
-        out.extend_from_slice(b",\"data\":");
+        out.push_str("{\"");
+        out.push_str(name);
+        out.push_str("\":");
+        out.push_str(quote);
+        out.push_str(itoa::Buffer::new().format(n));
+        out.push_str(quote);
+        out.push_str(",\"data\":");
         let written = write_message_text(spec, version, c, out);
         match &written {
-            Some(Ok(())) => out.push(b'}'),
+            Some(Ok(())) => out.push('}'),
             _ => out.truncate(start),
         }
         written

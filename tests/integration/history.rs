@@ -661,7 +661,7 @@ fn generated_log(dir: &Path, changes: u32) {
     };
     let change = |i: u32| {
         let p = (i % 100) as i32;
-        let isr: &[i32] = if (i / 100) % 2 == 0 {
+        let isr: &[i32] = if (i / 100).is_multiple_of(2) {
             &[1, 2]
         } else {
             &[1, 2, 3]
