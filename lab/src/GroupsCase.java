@@ -278,15 +278,21 @@ public final class GroupsCase {
         return o;
     }
 
+    /** A current assignment's start: the member epoch and the one before. */
+    private static ObjectNode memberEpochs(int epoch, int previous) {
+        ObjectNode o = obj();
+        o.put("memberEpoch", epoch);
+        o.put("previousMemberEpoch", previous);
+        return o;
+    }
+
     private static ObjectNode streamsCurrent(int epoch, int previous, int state, ArrayNode active) {
         return streamsCurrent(epoch, previous, state, active, tasks(), tasks());
     }
 
     private static ObjectNode streamsCurrent(int epoch, int previous, int state, ArrayNode active, ArrayNode standby,
                                              ArrayNode warmup) {
-        ObjectNode o = obj();
-        o.put("memberEpoch", epoch);
-        o.put("previousMemberEpoch", previous);
+        ObjectNode o = memberEpochs(epoch, previous);
         o.put("state", state);
         o.set("activeTasks", active);
         o.set("standbyTasks", standby);
@@ -401,9 +407,7 @@ public final class GroupsCase {
     /** A consumer group member's current assignment, in the release's layout: 3.8 on a state id, before the target member epoch and pending assignment. */
     private ObjectNode consumerCurrent(int epoch, int previous, int target, int state, ArrayNode assigned, ArrayNode revoking,
                                        ArrayNode pendingAssignment) {
-        ObjectNode o = obj();
-        o.put("memberEpoch", epoch);
-        o.put("previousMemberEpoch", previous);
+        ObjectNode o = memberEpochs(epoch, previous);
         o.set("assignedPartitions", assigned);
         o.set("partitionsPendingRevocation", revoking);
         if (has("ConsumerGroupCurrentMemberAssignmentValue", "State")) {
@@ -444,6 +448,17 @@ public final class GroupsCase {
         return md;
     }
 
+    /** A group's subscription metadata (Consumer/ShareGroupPartitionMetadataValue): one topic, no rack metadata. */
+    private static ObjectNode subscribed(String topicId, String name, int partitions) {
+        ObjectNode md = obj();
+        ObjectNode topic = md.putArray("topics").addObject();
+        topic.put("topicId", topicId);
+        topic.put("topicName", name);
+        topic.put("numPartitions", partitions);
+        topic.putArray("partitionMetadata");
+        return md;
+    }
+
     private void consumer() throws Exception {
         String g = "checkout";
         ObjectNode e = obj();
@@ -451,13 +466,8 @@ public final class GroupsCase {
         record("ConsumerGroupMetadata", group(g), e, 0, g + " group epoch 1");
         // The subscribed topics' metadata: written until 4.1, which keeps a metadata hash in the group's metadata instead.
         if (!has("ConsumerGroupMetadataValue", "MetadataHash")) {
-            ObjectNode md = obj();
+            ObjectNode md = subscribed(CARTS_ID, "carts", 3);
             if (has("ConsumerGroupPartitionMetadataValue", "Epoch")) md.put("epoch", 1);
-            ObjectNode topic = md.putArray("topics").addObject();
-            topic.put("topicId", CARTS_ID);
-            topic.put("topicName", "carts");
-            topic.put("numPartitions", 3);
-            topic.putArray("partitionMetadata");
             record("ConsumerGroupPartitionMetadata", group(g), md, 0, g + " subscription metadata: carts, 3 partitions");
         }
         for (String m : new String[] {"k1", "k2"}) {
@@ -502,13 +512,7 @@ public final class GroupsCase {
         // share-partitions (type 15, which 4.0 reads but neither writes nor replays).
         boolean subscriptionMetadata = schemas.containsKey("ShareGroupPartitionMetadataValue");
         if (subscriptionMetadata) {
-            ObjectNode md = obj();
-            ObjectNode topic = md.putArray("topics").addObject();
-            topic.put("topicId", TOPIC_ID);
-            topic.put("topicName", "audit");
-            topic.put("numPartitions", 3);
-            topic.putArray("partitionMetadata");
-            record("ShareGroupPartitionMetadata", group(g), md, 0, g + " subscription metadata: audit, 3 partitions");
+            record("ShareGroupPartitionMetadata", group(g), subscribed(TOPIC_ID, "audit", 3), 0, g + " subscription metadata: audit, 3 partitions");
         }
         for (String m : new String[] {"s1", "s2"}) {
             ObjectNode md = obj();
@@ -545,9 +549,7 @@ public final class GroupsCase {
     }
 
     private static ObjectNode shareCurrent(int epoch, int... partitions) {
-        ObjectNode o = obj();
-        o.put("memberEpoch", epoch);
-        o.put("previousMemberEpoch", epoch - 1);
+        ObjectNode o = memberEpochs(epoch, epoch - 1);
         o.put("state", 0);
         o.set("assignedPartitions", shared(partitions));
         return o;
