@@ -1345,12 +1345,13 @@ fn main() {
             || run(&["verify", &single_dir], Some(1)).0,
         );
         println!(
-            "verify of {} MiB of one-record batches of 1 KiB values (about 1.1 KiB a batch), one thread: {:.0} MiB/s = {} plain read; for comparison, mapping each file and computing CRC-32C a batch (framing only, in process): {} plain read; side by side with that floor: {} the floor (goal at least 0.9x)",
+            "verify of {} MiB of one-record batches of 1 KiB values (about 1.1 KiB a batch), one thread: {:.0} MiB/s = {} plain read; for comparison, mapping each file and computing CRC-32C a batch (framing only, in process): {} plain read; side by side with that floor: {} the floor (goal at least 0.9x); kseg's process start is {:.1}% of its best run, which the in-process floor does not pay",
             single_bytes >> 20,
             mib_s(single_bytes, one.best_cmd),
             one,
             floor,
-            against_floor
+            against_floor,
+            100.0 * start_cost().as_secs_f64() / one.best_cmd.as_secs_f64()
         );
     }
     if want("rss") {
