@@ -66,7 +66,7 @@ fn config_value(image: &MetadataImage, kind: i8, resource: &str, name: &str) -> 
 
 fn partition(image: &MetadataImage, topic_id: &str, id: i32) -> Option<PartitionImage> {
     let topic = image.topics.get(topic_id)?;
-    topic.partitions.get(&id).cloned()
+    topic.partitions.get(id).cloned()
 }
 
 impl Before {
@@ -100,7 +100,7 @@ impl Before {
                 image
                     .topics
                     .in_id_order()
-                    .flat_map(|t| t.partitions.iter().map(move |(id, p)| (t, *id, p)))
+                    .flat_map(|t| t.partitions.iter().map(move |(id, p)| (t, id, p)))
                     .filter(|(_, _, p)| {
                         !p.eligible_leader_replicas.is_empty() || !p.last_known_elr.is_empty()
                     })

@@ -180,7 +180,7 @@ fn partition(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
 fn partition_change(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let id = req_int(data, "partitionId")? as i32;
     let topic = topic_mut(image, data)?;
-    let Some(p) = topic.partitions.get_mut(&id) else {
+    let Some(p) = topic.partitions.get_mut(id) else {
         return Err(format!("no partition {}-{id}", topic.name));
     };
     // Each list the record carries replaces the one there, in place.
@@ -523,8 +523,8 @@ mod tests {
         );
         let epochs: Vec<i32> = a.values().map(|p| p.partition_epoch).collect();
         assert_eq!(epochs, [8, 8, 7]);
-        assert_eq!(a[&0].leader_epoch, 4);
-        let b = &image.topics.get("B").unwrap().partitions[&0];
+        assert_eq!(a.get(0).unwrap().leader_epoch, 4);
+        let b = &image.topics.get("B").unwrap().partitions.get(0).unwrap();
         assert_eq!(
             (b.eligible_leader_replicas.as_slice(), b.partition_epoch),
             (&[2][..], 7)
@@ -536,7 +536,7 @@ mod tests {
             partition("B", 0, &[2], &[3]),
             ("CLEAR_ELR_RECORD", json!({"topicName": ""})),
         ]);
-        let b = &image.topics.get("B").unwrap().partitions[&0];
+        let b = &image.topics.get("B").unwrap().partitions.get(0).unwrap();
         assert!(b.eligible_leader_replicas.is_empty() && b.last_known_elr.is_empty());
         assert_eq!(b.partition_epoch, 8);
         assert!(refused.is_empty());
@@ -555,7 +555,7 @@ mod tests {
                 "eligibleLeaderReplicas": [2, 3], "lastKnownElr": null}),
             ),
         ]);
-        let p = &image.topics.get("A").unwrap().partitions[&0];
+        let p = &image.topics.get("A").unwrap().partitions.get(0).unwrap();
         assert_eq!(p.eligible_leader_replicas, [2, 3]);
         assert_eq!(p.last_known_elr, [3]);
         assert_eq!((p.leader_epoch, p.partition_epoch), (4, 8));

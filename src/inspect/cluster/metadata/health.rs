@@ -166,7 +166,7 @@ pub fn assess<'a>(image: &'a MetadataImage, filter: &PartitionFilter) -> HealthR
     for t in topics {
         let min_isr = min_insync_replicas(image, &t.name);
         let wanted = filter.keeps_topic(&t.name);
-        for (&partition, p) in &t.partitions {
+        for (partition, p) in t.partitions.iter() {
             let health = partition_health(p, &live, min_isr);
             summary.partitions += 1;
             summary.offline += usize::from(health.unavailable);

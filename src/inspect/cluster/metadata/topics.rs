@@ -1,10 +1,10 @@
 //! The image's topics ([`TopicImage`]) and their partitions
-//! ([`PartitionImage`]), and the index of topics by id
-//! ([`Topics`]): hashed, as a replay looks a topic up at every partition
-//! record, and listed in id order, as Kafka's image and kseg's output
-//! have them.
+//! ([`PartitionImage`]), and their indexes: topics by id ([`Topics`]),
+//! hashed, and a topic's partitions by id ([`Partitions`]), a vector, as
+//! a replay looks a topic and a partition up at every partition record;
+//! both list in id order, as Kafka's image and kseg's output have them.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
 /// A partition's registration (`PartitionRegistration`).
@@ -42,7 +42,72 @@ pub struct TopicImage {
     /// Its id, as Kafka prints a `Uuid` (base64url, no padding).
     pub id: String,
     /// Partitions by id.
-    pub partitions: BTreeMap<i32, PartitionImage>,
+    pub partitions: Partitions,
+}
+
+/// A topic's partitions by id, in id order: a vector, where each of the
+/// usual ids `0..count` is found at its own index without a search.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Partitions(Vec<(i32, PartitionImage)>);
+
+impl Partitions {
+    /// Where partition `id` is, or where it would go.
+    fn position(&self, id: i32) -> Result<usize, usize> {
+        let own = usize::try_from(id).ok();
+        match own.filter(|&at| self.0.get(at).is_some_and(|(held, _)| *held == id)) {
+            Some(at) => Ok(at),
+            None => self.0.binary_search_by_key(&id, |(held, _)| *held),
+        }
+    }
+
+    /// Partition `id`.
+    pub fn get(&self, id: i32) -> Option<&PartitionImage> {
+        let at = self.position(id).ok()?;
+        self.0.get(at).map(|(_, p)| p)
+    }
+
+    /// Partition `id`, to change.
+    pub fn get_mut(&mut self, id: i32) -> Option<&mut PartitionImage> {
+        let at = self.position(id).ok()?;
+        self.0.get_mut(at).map(|(_, p)| p)
+    }
+
+    /// Puts in partition `id`, in place of one the id had.
+    pub fn insert(&mut self, id: i32, partition: PartitionImage) {
+        match self.position(id) {
+            Ok(at) => {
+                if let Some((_, held)) = self.0.get_mut(at) {
+                    *held = partition;
+                }
+            }
+            Err(at) => self.0.insert(at, (id, partition)),
+        }
+    }
+
+    /// How many partitions there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The partitions with their ids, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = (i32, &PartitionImage)> {
+        self.0.iter().map(|(id, p)| (*id, p))
+    }
+
+    /// The partitions, in id order.
+    pub fn values(&self) -> impl Iterator<Item = &PartitionImage> {
+        self.0.iter().map(|(_, p)| p)
+    }
+
+    /// The partitions, to change, in id order.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut PartitionImage> {
+        self.0.iter_mut().map(|(_, p)| p)
+    }
 }
 
 /// How many bytes of text a [`TopicKey`] holds in place (a topic id is 22).
@@ -192,5 +257,44 @@ mod tests {
         assert_eq!(topics.len(), 4);
         assert_eq!(topics.remove(long).unwrap().name, "zz");
         assert!(topics.get(long).is_none() && topics.get_mut("a").is_some());
+    }
+
+    fn partition(leader: i32) -> PartitionImage {
+        PartitionImage {
+            replicas: vec![leader],
+            isr: vec![leader],
+            removing_replicas: vec![],
+            adding_replicas: vec![],
+            leader,
+            leader_recovery_state: 0,
+            leader_epoch: 0,
+            partition_epoch: 0,
+            directories: vec![],
+            eligible_leader_replicas: vec![],
+            last_known_elr: vec![],
+        }
+    }
+
+    /// Partitions list in id order whatever the order they came in, ids
+    /// past a gap and negative ones included; one put in again replaces
+    /// the one there.
+    #[test]
+    fn partitions_list_in_id_order_and_find_by_id() {
+        let mut partitions = Partitions::default();
+        for id in [1, 0, 7, -3, 2, 5] {
+            partitions.insert(id, partition(id));
+        }
+        partitions.insert(7, partition(70));
+        let ids: Vec<i32> = partitions.iter().map(|(id, _)| id).collect();
+        assert_eq!(ids, [-3, 0, 1, 2, 5, 7]);
+        for id in ids {
+            let leader = if id == 7 { 70 } else { id };
+            assert_eq!(partitions.get(id).unwrap().leader, leader);
+        }
+        assert!(partitions.get(3).is_none() && partitions.get(-1).is_none());
+        partitions.get_mut(5).unwrap().leader = 50;
+        let leaders: Vec<i32> = partitions.values().map(|p| p.leader).collect();
+        assert_eq!(leaders, [-3, 0, 1, 2, 50, 70]);
+        assert_eq!(partitions.len(), 6);
     }
 }

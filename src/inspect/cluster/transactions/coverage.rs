@@ -166,11 +166,15 @@ mod tests {
         let mut image = MetadataImage::default();
         let dir = Path::new("/l");
         assert_eq!(PartitionCount::of_image(&image, dir), None);
-        image.topics.insert(TopicImage {
+        let mut topic = TopicImage {
             name: "__transaction_state".into(),
             id: "id".into(),
-            partitions: (0..3).map(|n| (n, partition.clone())).collect(),
-        });
+            partitions: Default::default(),
+        };
+        for n in 0..3 {
+            topic.partitions.insert(n, partition.clone());
+        }
+        image.topics.insert(topic);
         let found = PartitionCount::of_image(&image, dir)
             .unwrap_or_else(|| PartitionCount::default_because("-"));
         assert_eq!(found.count, 3);
