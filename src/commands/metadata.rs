@@ -100,7 +100,7 @@ pub fn run(args: &MetadataArgs) -> anyhow::Result<ExitCode> {
     for t in filter
         .topics
         .iter()
-        .filter(|t| loaded.replayed.image.topic_by_name(t).is_none())
+        .filter(|t| loaded.replayed.image.topics.by_name(t).is_none())
     {
         eprintln!("kseg: topic {t}: the image has no such topic");
     }

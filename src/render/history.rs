@@ -6,7 +6,8 @@ use serde_json::{Map, Value, json};
 use super::time::utc;
 use crate::inspect::cluster::history::partition_story::{StoryChange, StoryEvent};
 use crate::inspect::cluster::history::{Change, Event, Status};
-use crate::inspect::cluster::metadata::image::{PartitionImage, QuotaEntity};
+use crate::inspect::cluster::metadata::image::QuotaEntity;
+use crate::inspect::cluster::metadata::topics::PartitionImage;
 
 /// A list as `[1,2,3]`.
 fn list<T: std::fmt::Display>(items: &[T]) -> String {

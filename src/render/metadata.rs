@@ -387,7 +387,7 @@ fn partition_json(l: &Listed) -> Value {
 fn topics_json(image: &MetadataImage, r: &HealthReport, f: &PartitionFilter) -> Value {
     let mut topics: Vec<_> = image
         .topics
-        .values()
+        .in_id_order()
         .filter(|t| f.keeps_topic(&t.name))
         .collect();
     topics.sort_by(|a, b| a.name.cmp(&b.name));

@@ -109,7 +109,7 @@ impl ConfigContext {
         self.topic_ids = origin
             .image
             .topics
-            .values()
+            .in_id_order()
             .map(|t| (t.name.clone(), t.id.clone()))
             .collect();
         self.dynamic = origin.image.configs.clone();

@@ -5,9 +5,8 @@
 use super::event::Change;
 use crate::inspect::cluster::metadata::apply::quota_entity;
 use crate::inspect::cluster::metadata::configs::ConfigMap;
-use crate::inspect::cluster::metadata::image::{
-    BrokerImage, MetadataImage, PartitionImage, QuotaEntity, TopicKey,
-};
+use crate::inspect::cluster::metadata::image::{BrokerImage, MetadataImage, QuotaEntity};
+use crate::inspect::cluster::metadata::topics::PartitionImage;
 use crate::schema::tree::Node;
 
 /// The entity a record touches, as it was before the record.
@@ -66,8 +65,8 @@ fn config_value(image: &MetadataImage, kind: i8, resource: &str, name: &str) -> 
 }
 
 fn partition(image: &MetadataImage, topic_id: &str, id: i32) -> Option<PartitionImage> {
-    let topic = image.topics.get(&TopicKey::from(topic_id))?;
-    topic.partitions.get(&id).cloned()
+    let topic = image.topics.get(topic_id)?;
+    topic.partitions.get(id).cloned()
 }
 
 impl Before {
@@ -87,7 +86,7 @@ impl Before {
             "TOPIC_RECORD" => text(data, "topicId").map(Self::Topic),
             "REMOVE_TOPIC_RECORD" => {
                 let id = text(data, "topicId")?;
-                let t = image.topics.get(&TopicKey::from(id.as_str()));
+                let t = image.topics.get(&id);
                 let named = t.map(|t| (t.name.clone(), t.partitions.len()));
                 Some(Self::RemovedTopic(id, named))
             }
@@ -100,8 +99,8 @@ impl Before {
             "CLEAR_ELR_RECORD" => Some(Self::Elr(
                 image
                     .topics
-                    .values()
-                    .flat_map(|t| t.partitions.iter().map(move |(id, p)| (t, *id, p)))
+                    .in_id_order()
+                    .flat_map(|t| t.partitions.iter().map(move |(id, p)| (t, id, p)))
                     .filter(|(_, _, p)| {
                         !p.eligible_leader_replicas.is_empty() || !p.last_known_elr.is_empty()
                     })

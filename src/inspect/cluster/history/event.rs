@@ -1,7 +1,8 @@
 //! One event of the cluster's history: where it is in the metadata log,
 //! when its batch was appended, what changed.
 
-use crate::inspect::cluster::metadata::image::{PartitionImage, ProducerIds, QuotaEntity};
+use crate::inspect::cluster::metadata::image::{ProducerIds, QuotaEntity};
+use crate::inspect::cluster::metadata::topics::PartitionImage;
 
 /// Whether an event's change is in the image.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

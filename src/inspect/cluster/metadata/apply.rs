@@ -9,10 +9,11 @@
 
 use super::configs::{ConfigValue, SetBy};
 use super::image::{
-    BrokerImage, ControllerImage, Endpoint, MetadataImage, PartitionImage, ProducerIds,
-    QuotaEntity, SupportedFeature, TopicImage, TopicKey,
+    BrokerImage, ControllerImage, Endpoint, MetadataImage, ProducerIds, QuotaEntity,
+    SupportedFeature,
 };
 use super::record::{MetadataRecord, types};
+use super::topics::{PartitionImage, TopicImage};
 use crate::schema::tree::Node;
 
 /// Why a record was not applied.
@@ -135,14 +136,11 @@ fn topic(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let id = req_text(data, "topicId")?;
     let name = req_text(data, "name")?;
     // A TopicRecord starts the topic afresh (`TopicsDelta.replay(TopicRecord)`).
-    image.topics.insert(
-        TopicKey::from(id.as_str()),
-        TopicImage {
-            name,
-            id,
-            partitions: Default::default(),
-        },
-    );
+    image.topics.insert(TopicImage {
+        name,
+        id,
+        partitions: Default::default(),
+    });
     Ok(())
 }
 
@@ -153,7 +151,7 @@ fn topic_mut<'i>(
     let id = req_str(data, "topicId")?;
     image
         .topics
-        .get_mut(&TopicKey::from(id))
+        .get_mut(id)
         .ok_or_else(|| format!("no topic with id {id}"))
 }
 
@@ -182,7 +180,7 @@ fn partition(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
 fn partition_change(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused> {
     let id = req_int(data, "partitionId")? as i32;
     let topic = topic_mut(image, data)?;
-    let Some(p) = topic.partitions.get_mut(&id) else {
+    let Some(p) = topic.partitions.get_mut(id) else {
         return Err(format!("no partition {}-{id}", topic.name));
     };
     // Each list the record carries replaces the one there, in place.
@@ -249,7 +247,7 @@ fn remove_topic(image: &mut MetadataImage, data: Node<'_>) -> Result<(), Refused
     let id = req_str(data, "topicId")?;
     let topic = image
         .topics
-        .remove(&TopicKey::from(id))
+        .remove(id)
         .ok_or_else(|| format!("no topic with id {id} to remove"))?;
     image.configs.topics.remove(&topic.name);
     Ok(())
@@ -518,15 +516,15 @@ mod tests {
             ("CLEAR_ELR_RECORD", json!({"topicName": "a"})),
             ("CLEAR_ELR_RECORD", json!({"topicName": "c"})),
         ]);
-        let a = &image.topics["A"].partitions;
+        let a = &image.topics.get("A").unwrap().partitions;
         assert!(
             a.values()
                 .all(|p| p.eligible_leader_replicas.is_empty() && p.last_known_elr.is_empty())
         );
         let epochs: Vec<i32> = a.values().map(|p| p.partition_epoch).collect();
         assert_eq!(epochs, [8, 8, 7]);
-        assert_eq!(a[&0].leader_epoch, 4);
-        let b = &image.topics["B"].partitions[&0];
+        assert_eq!(a.get(0).unwrap().leader_epoch, 4);
+        let b = &image.topics.get("B").unwrap().partitions.get(0).unwrap();
         assert_eq!(
             (b.eligible_leader_replicas.as_slice(), b.partition_epoch),
             (&[2][..], 7)
@@ -538,7 +536,7 @@ mod tests {
             partition("B", 0, &[2], &[3]),
             ("CLEAR_ELR_RECORD", json!({"topicName": ""})),
         ]);
-        let b = &image.topics["B"].partitions[&0];
+        let b = &image.topics.get("B").unwrap().partitions.get(0).unwrap();
         assert!(b.eligible_leader_replicas.is_empty() && b.last_known_elr.is_empty());
         assert_eq!(b.partition_epoch, 8);
         assert!(refused.is_empty());
@@ -557,7 +555,7 @@ mod tests {
                 "eligibleLeaderReplicas": [2, 3], "lastKnownElr": null}),
             ),
         ]);
-        let p = &image.topics["A"].partitions[&0];
+        let p = &image.topics.get("A").unwrap().partitions.get(0).unwrap();
         assert_eq!(p.eligible_leader_replicas, [2, 3]);
         assert_eq!(p.last_known_elr, [3]);
         assert_eq!((p.leader_epoch, p.partition_epoch), (4, 8));

@@ -13,7 +13,8 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use super::image::{MetadataImage, PartitionImage};
+use super::image::MetadataImage;
+use super::topics::PartitionImage;
 use crate::inspect::cluster::config::resolve::{BrokerLayers, resolve_topic};
 
 /// What holds for one partition.
@@ -159,13 +160,13 @@ pub fn assess<'a>(image: &'a MetadataImage, filter: &PartitionFilter) -> HealthR
         brokers_fenced: image.brokers.len() - live.len(),
         ..Summary::default()
     };
-    let mut topics: Vec<_> = image.topics.values().collect();
+    let mut topics: Vec<_> = image.topics.in_id_order().collect();
     topics.sort_by(|a, b| a.name.cmp(&b.name));
     let mut listed = Vec::new();
     for t in topics {
         let min_isr = min_insync_replicas(image, &t.name);
         let wanted = filter.keeps_topic(&t.name);
-        for (&partition, p) in &t.partitions {
+        for (partition, p) in t.partitions.iter() {
             let health = partition_health(p, &live, min_isr);
             summary.partitions += 1;
             summary.offline += usize::from(health.unavailable);

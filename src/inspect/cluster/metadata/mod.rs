@@ -2,7 +2,8 @@
 //! broker's metadata loader builds (`MetadataLoader`, `MetadataBatchLoader`,
 //! `MetadataDelta`, `MetadataImage`) from the latest snapshot of
 //! `__cluster_metadata-0` and the records after it: topics and partitions,
-//! brokers, features, quotas, ACLs, producer ids ([`image`]), the
+//! brokers, features, quotas, ACLs, producer ids ([`image`], its topics
+//! indexed by [`topics`]), the
 //! dynamic configs ([`configs`]) and the KRaft voters ([`quorum`]). [`load`] finds the snapshot and the log
 //! and walks them, [`replay`] applies records in order with metadata
 //! transactions, [`apply`] applies one record ([`record`], decoded in place); [`health`] judges each
@@ -22,6 +23,7 @@ pub mod record;
 pub mod replay;
 pub mod snapshot_check;
 pub mod stray;
+pub mod topics;
 
 pub use configs::DynamicConfigs;
 pub use image::MetadataImage;

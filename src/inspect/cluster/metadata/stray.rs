@@ -173,7 +173,7 @@ fn judge(
     let Some(t) = image.topics.get(id) else {
         return Some(StrayReason::UnknownTopicId);
     };
-    let Some(p) = t.partitions.get(&partition) else {
+    let Some(p) = t.partitions.get(partition) else {
         return Some(StrayReason::UnknownPartition {
             topic: t.name.clone(),
         });

@@ -64,7 +64,9 @@ impl PartitionCount {
 
     /// N as the metadata image of `log_dir` has it, if it has the topic.
     pub fn of_image(image: &MetadataImage, log_dir: &Path) -> Option<Self> {
-        let t = image.topic_by_name(InternalTopic::TransactionState.topic_name())?;
+        let t = image
+            .topics
+            .by_name(InternalTopic::TransactionState.topic_name())?;
         Some(Self {
             count: i32::try_from(t.partitions.len()).unwrap_or(i32::MAX),
             source: format!("the metadata image in {}", log_dir.display()),
@@ -147,7 +149,7 @@ mod tests {
 
     #[test]
     fn the_count_is_the_topics_partitions_in_the_image() {
-        use crate::inspect::cluster::metadata::image::{PartitionImage, TopicImage};
+        use crate::inspect::cluster::metadata::topics::{PartitionImage, TopicImage};
         let partition = PartitionImage {
             replicas: vec![1],
             isr: vec![1],
@@ -164,14 +166,15 @@ mod tests {
         let mut image = MetadataImage::default();
         let dir = Path::new("/l");
         assert_eq!(PartitionCount::of_image(&image, dir), None);
-        image.topics.insert(
-            "id".into(),
-            TopicImage {
-                name: "__transaction_state".into(),
-                id: "id".into(),
-                partitions: (0..3).map(|n| (n, partition.clone())).collect(),
-            },
-        );
+        let mut topic = TopicImage {
+            name: "__transaction_state".into(),
+            id: "id".into(),
+            partitions: Default::default(),
+        };
+        for n in 0..3 {
+            topic.partitions.insert(n, partition.clone());
+        }
+        image.topics.insert(topic);
         let found = PartitionCount::of_image(&image, dir)
             .unwrap_or_else(|| PartitionCount::default_because("-"));
         assert_eq!(found.count, 3);
