@@ -34,6 +34,26 @@ pub struct PartitionImage {
     pub last_known_elr: Vec<i32>,
 }
 
+#[cfg(test)]
+impl PartitionImage {
+    /// For tests: a partition of one replica, `leader`, in sync, at epoch 0.
+    pub(crate) fn led_by(leader: i32) -> Self {
+        Self {
+            replicas: vec![leader],
+            isr: vec![leader],
+            removing_replicas: vec![],
+            adding_replicas: vec![],
+            leader,
+            leader_recovery_state: 0,
+            leader_epoch: 0,
+            partition_epoch: 0,
+            directories: vec![],
+            eligible_leader_replicas: vec![],
+            last_known_elr: vec![],
+        }
+    }
+}
+
 /// A topic (`TopicImage`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TopicImage {
@@ -259,22 +279,6 @@ mod tests {
         assert!(topics.get(long).is_none() && topics.get_mut("a").is_some());
     }
 
-    fn partition(leader: i32) -> PartitionImage {
-        PartitionImage {
-            replicas: vec![leader],
-            isr: vec![leader],
-            removing_replicas: vec![],
-            adding_replicas: vec![],
-            leader,
-            leader_recovery_state: 0,
-            leader_epoch: 0,
-            partition_epoch: 0,
-            directories: vec![],
-            eligible_leader_replicas: vec![],
-            last_known_elr: vec![],
-        }
-    }
-
     /// Partitions list in id order whatever the order they came in, ids
     /// past a gap and negative ones included; one put in again replaces
     /// the one there.
@@ -282,9 +286,9 @@ mod tests {
     fn partitions_list_in_id_order_and_find_by_id() {
         let mut partitions = Partitions::default();
         for id in [1, 0, 7, -3, 2, 5] {
-            partitions.insert(id, partition(id));
+            partitions.insert(id, PartitionImage::led_by(id));
         }
-        partitions.insert(7, partition(70));
+        partitions.insert(7, PartitionImage::led_by(70));
         let ids: Vec<i32> = partitions.iter().map(|(id, _)| id).collect();
         assert_eq!(ids, [-3, 0, 1, 2, 5, 7]);
         for id in ids {

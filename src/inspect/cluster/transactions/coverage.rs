@@ -150,19 +150,7 @@ mod tests {
     #[test]
     fn the_count_is_the_topics_partitions_in_the_image() {
         use crate::inspect::cluster::metadata::topics::{PartitionImage, TopicImage};
-        let partition = PartitionImage {
-            replicas: vec![1],
-            isr: vec![1],
-            removing_replicas: vec![],
-            adding_replicas: vec![],
-            leader: 1,
-            leader_recovery_state: 0,
-            leader_epoch: 0,
-            partition_epoch: 0,
-            directories: vec![],
-            eligible_leader_replicas: vec![],
-            last_known_elr: vec![],
-        };
+        let partition = PartitionImage::led_by(1);
         let mut image = MetadataImage::default();
         let dir = Path::new("/l");
         assert_eq!(PartitionCount::of_image(&image, dir), None);
