@@ -335,9 +335,7 @@ impl Walk<'_> {
                 out.push(',');
             }
             first = false;
-            out.push('"');
-            out.push_str(&field.json_name);
-            out.push_str("\":");
+            out.push_str(&field.json_label);
             let nullable = field.nullable_versions.contains(self.version);
             if let (FieldType::Struct(_), true) = (&field.ty, nullable) {
                 if c.read_i8()? < 0 {

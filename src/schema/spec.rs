@@ -126,6 +126,8 @@ pub struct Field {
     pub name: String,
     /// The name Kafka's JSON converters write (`transactionalId`).
     pub json_name: String,
+    /// That name as a JSON member's opening, `"transactionalId":`.
+    pub json_label: String,
     /// Its wire type.
     pub ty: FieldType,
     /// Versions the field exists in.
@@ -214,9 +216,11 @@ fn parse_field(value: &Value, at: &str) -> Result<Field, String> {
     if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return Err(format!("{at}: a field name is letters, digits and _"));
     }
+    let json_name = camel_case(name);
     Ok(Field {
         name: name.to_string(),
-        json_name: camel_case(name),
+        json_label: format!("\"{json_name}\":"),
+        json_name,
         ty: FieldType::parse(ty),
         versions: field_versions,
         nullable_versions: versions(obj, "nullableVersions")?.unwrap_or(Versions::NONE),
